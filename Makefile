@@ -1,0 +1,41 @@
+# Lexroom: `make run` sets everything up and serves on 127.0.0.1:8000; `make test` runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HF_HUB_OFFLINE ?= 1
+# Tests run with DEBUG off, as production does; the key only signs test sessions.
+TEST_ENV := SECRET_KEY=$${SECRET_KEY:-test-only-not-a-secret} DEBUG=0
+
+.PHONY: install run test test-all lint check clean-db
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# torch first, pinned: 2.13.0 is the CPU wheel on local disk; an unpinned torch pulls GBs.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py demo_setup
+	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) ./bin/serve
+
+test: install
+	$(TEST_ENV) $(BIN)/pytest -m "not slow"
+
+test-all: install
+	$(TEST_ENV) $(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	DEBUG=1 $(BIN)/mypy .
+
+check: lint test

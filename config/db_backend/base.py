@@ -1,0 +1,31 @@
+"""Django's postgresql backend, pointed at the embedded server's socket on first connect."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.backends.postgresql import base
+
+from config.db_backend.server import bootstrap_database, ensure_embedded_server
+
+_bootstrapped: set[str] = set()
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict[str, Any]:
+        params: dict[str, Any] = super().get_connection_params()
+        server = ensure_embedded_server(settings.LEXROOM_DATA_DIR)
+        role = self.settings_dict["USER"]
+        if role not in _bootstrapped:
+            bootstrap_database(
+                server.superuser_conninfo(),
+                dbname=settings.LEXROOM_DB_NAME,
+                app_role=role,
+                app_password="",
+                create_db=True,
+            )
+            _bootstrapped.add(role)
+        params["host"] = str(server.socket_dir)
+        params.pop("port", None)
+        return params

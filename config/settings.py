@@ -1,0 +1,196 @@
+"""Lexroom settings: one module, driven by environment variables (see README, Configuration)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import (
+    env_bool,
+    env_int,
+    env_list,
+    env_path,
+    env_secret,
+    env_str,
+    parse_database_url,
+)
+
+# Lets generic classes (ModelAdmin[User], QuerySet[...]) be subscripted at run time.
+django_stubs_ext.monkeypatch()
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", default=False)
+SECRET_KEY = env_secret("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY (or SECRET_KEY_FILE) is required when DEBUG is off. "
+            "Generate one with: python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+    SECRET_KEY = "insecure-development-key-only-used-with-DEBUG"  # noqa: S105
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Behind a TLS-terminating proxy: trust its X-Forwarded-Proto header.
+if env_bool("LEXROOM_BEHIND_TLS_PROXY", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+
+LEXROOM_DATA_DIR = env_path("LEXROOM_DATA_DIR", BASE_DIR / "var")
+
+INSTALLED_APPS = [
+    # Our apps first so that their management commands (migrate) take precedence.
+    "workspaces",
+    "documents",
+    "search",
+    "compliance",
+    "agents",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "django_htmx",
+    "template_partials",
+    "django_q",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "workspaces.middleware.TenantMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: embedded Postgres by default, any Postgres >= 15 with pgvector via DATABASE_URL.
+LEXROOM_DB_APP_ROLE = env_str("LEXROOM_DB_APP_ROLE", "lexroom_app")
+LEXROOM_DB_NAME = env_str("LEXROOM_DB_NAME", "lexroom")
+DATABASE_URL = env_secret("DATABASE_URL")
+# Optional superuser connection that `migrate` uses to create the app role, extensions and
+# grants on an external server. Without it, migrate only checks that they exist.
+DATABASE_ADMIN_URL = env_secret("DATABASE_ADMIN_URL")
+LEXROOM_EMBEDDED_DB = not DATABASE_URL
+
+if DATABASE_URL:
+    _database: dict[str, object] = {
+        "ENGINE": "django.db.backends.postgresql",
+        **parse_database_url("DATABASE_URL", DATABASE_URL),
+    }
+else:
+    _database = {
+        "ENGINE": "config.db_backend",
+        "NAME": LEXROOM_DB_NAME,
+        "USER": LEXROOM_DB_APP_ROLE,
+        "PASSWORD": "",
+        "HOST": "",  # the socket directory, filled in when the embedded server starts
+        "PORT": "",
+        "OPTIONS": {},
+    }
+_database["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0)
+_database["CONN_HEALTH_CHECKS"] = True
+_database["TEST"] = {"NAME": env_str("LEXROOM_TEST_DB_NAME", "") or None}
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_USER_MODEL = "workspaces.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "fr"
+LANGUAGES = [("fr", "Français"), ("en", "English")]
+TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"
+        if not DEBUG
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+MEDIA_ROOT = LEXROOM_DATA_DIR / "media"
+# Serve admin/static assets without a collectstatic step in the single-process deployment.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- Background tasks: django-q2 with its ORM broker (no Redis).
+_task_timeout = env_int("LEXROOM_TASK_TIMEOUT", 1800, minimum=10)
+Q_CLUSTER = {
+    "name": "lexroom",
+    "orm": "default",
+    "workers": env_int("LEXROOM_WORKERS", 2, minimum=1),
+    "timeout": _task_timeout,
+    "retry": _task_timeout + 60,
+    "max_attempts": 3,
+    "catch_up": False,
+    "ack_failures": True,
+    "poll": 1,
+    "sync": env_bool("LEXROOM_TASKS_SYNC", default=False),
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+SPECTACULAR_SETTINGS = {"TITLE": "Lexroom API", "VERSION": "0.1.0"}
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    "loggers": {"pgserver": {"level": "WARNING"}},
+}

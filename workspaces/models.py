@@ -1,0 +1,148 @@
+"""Tenancy: firms, their users, workspaces (data rooms, matters), memberships, audit trail."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
+from django.contrib.auth.models import PermissionsMixin
+from django.db import models
+from django.utils import timezone
+
+
+class Firm(models.Model):
+    """A law firm. One install may host several; users and workspaces belong to one."""
+
+    name = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class UserManager(BaseUserManager["User"]):
+    use_in_migrations = True
+
+    def create_user(self, email: str, password: str | None = None, **extra: Any) -> User:
+        if not email:
+            raise ValueError("An email address is required.")
+        user = self.model(email=self.normalize_email(email).lower(), **extra)
+        user.set_password(password)  # None gives an unusable password
+        user.save(using=self._db)
+        return user
+
+    def create_superuser(self, email: str, password: str | None = None, **extra: Any) -> User:
+        extra.setdefault("is_superuser", True)
+        extra.setdefault("is_firm_admin", True)
+        if "firm" not in extra and "firm_id" not in extra:
+            extra["firm"], _ = Firm.objects.get_or_create(name="Lexroom")
+        return self.create_user(email, password, **extra)
+
+
+class User(AbstractBaseUser, PermissionsMixin):
+    """A firm member. Logs in with their email; firm admins manage the firm in the admin."""
+
+    email = models.EmailField(unique=True)
+    full_name = models.CharField(max_length=200, blank=True)
+    firm = models.ForeignKey(Firm, on_delete=models.PROTECT, related_name="users")
+    is_firm_admin = models.BooleanField(
+        default=False, help_text="Manages the firm's users and workspaces in the admin."
+    )
+    is_active = models.BooleanField(default=True)
+    date_joined = models.DateTimeField(default=timezone.now)
+
+    objects = UserManager()
+
+    USERNAME_FIELD = "email"
+    EMAIL_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
+
+    def __str__(self) -> str:
+        return self.email
+
+    @property
+    def is_staff(self) -> bool:
+        # The admin is for firm admins (and install superusers), nobody else.
+        return self.is_firm_admin or self.is_superuser
+
+    def get_full_name(self) -> str:
+        return self.full_name or self.email
+
+    def get_short_name(self) -> str:
+        return self.full_name.split(" ")[0] if self.full_name else self.email
+
+
+class Workspace(models.Model):
+    """A data room or a matter. All tenant data hangs off a workspace and is RLS-isolated."""
+
+    firm = models.ForeignKey(Firm, on_delete=models.PROTECT, related_name="workspaces")
+    slug = models.SlugField(max_length=80)
+    title = models.CharField(max_length=200)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(fields=["firm", "slug"], name="workspace_slug_unique_per_firm")
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.slug
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    EDITOR = "editor", "Editor"
+    VIEWER = "viewer", "Viewer"
+
+
+# What each role may do, from least to most. A higher role includes the lower ones.
+ROLE_RANK = {Role.VIEWER: 1, Role.EDITOR: 2, Role.OWNER: 3}
+
+
+class Membership(models.Model):
+    """User, workspace and role. RLS: visible in the workspace scope or to the user it names."""
+
+    # The policy also lets a user read their own memberships, which is how the access
+    # selectors find a user's workspaces before any workspace is in scope.
+    rls_user_column: ClassVar[str] = "user_id"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.workspace} · {self.role}"
+
+
+class AuditEvent(models.Model):
+    """Who did what, where, when. Written by services that change data; never updated."""
+
+    # Firm-level events (no workspace) are visible to the firm's scope.
+    rls_firm_column: ClassVar[str] = "firm_id"
+
+    firm = models.ForeignKey(Firm, on_delete=models.PROTECT, related_name="+")
+    workspace = models.ForeignKey(
+        Workspace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_label = models.CharField(
+        max_length=200, help_text="Email or 'system:<command>' at the time of the event."
+    )
+    action = models.CharField(max_length=80, db_index=True)
+    target = models.CharField(max_length=200, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label} {self.action} {self.target}"

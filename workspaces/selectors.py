@@ -1,0 +1,78 @@
+"""Reads for tenancy: the access helpers every entry point goes through."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from workspaces.models import ROLE_RANK, Membership, Role, User, Workspace
+from workspaces.tenancy import current_workspace_ids
+
+
+class WorkspaceNotFound(Http404):
+    """Missing and foreign workspaces raise this alike: no existence leak."""
+
+    def __init__(self) -> None:
+        super().__init__("No such workspace.")
+
+
+class RoleRequired(PermissionError):
+    def __init__(self, required: str) -> None:
+        super().__init__(f"This needs the {required} role in the workspace.")
+        self.required = required
+
+
+def workspace_list_for_user(*, user: User) -> QuerySet[Workspace]:
+    """Workspaces the user may open, within the current tenant scope."""
+    return Workspace.objects.filter(firm_id=user.firm_id, id__in=current_workspace_ids()).order_by(
+        "title", "slug"
+    )
+
+
+def membership_role(*, user: User, workspace: Workspace) -> str | None:
+    role = (
+        Membership.objects.filter(user=user, workspace=workspace)
+        .values_list("role", flat=True)
+        .first()
+    )
+    if role is None and user.is_firm_admin and user.firm_id == workspace.firm_id:
+        return Role.OWNER
+    return role
+
+
+def workspace_get_for_member(
+    *,
+    user: User,
+    slug: str | None = None,
+    workspace_id: int | None = None,
+    min_role: str = Role.VIEWER,
+) -> Workspace:
+    """The workspace if ``user`` is a member with at least ``min_role``.
+
+    Missing, foreign firm, not a member, or outside the tenant scope: the same 404.
+    A member whose role is too low gets :class:`RoleRequired` (they know it exists).
+    """
+    lookup = Workspace.objects.filter(firm_id=user.firm_id, id__in=current_workspace_ids())
+    if slug is not None:
+        lookup = lookup.filter(slug=slug)
+    elif workspace_id is not None:
+        lookup = lookup.filter(id=workspace_id)
+    else:
+        raise WorkspaceNotFound()
+    workspace = lookup.first()
+    if workspace is None:
+        raise WorkspaceNotFound()
+    role = membership_role(user=user, workspace=workspace)
+    if role is None:
+        raise WorkspaceNotFound()
+    if ROLE_RANK[Role(role)] < ROLE_RANK[Role(min_role)]:
+        raise RoleRequired(min_role)
+    return workspace
+
+
+def workspace_members(*, workspace: Workspace) -> QuerySet[Membership]:
+    return (
+        Membership.objects.filter(workspace=workspace)
+        .select_related("user")
+        .order_by("user__email")
+    )
