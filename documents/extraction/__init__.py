@@ -1,0 +1,38 @@
+"""Pure metadata extraction from contract text: dates, governing law, parties, amounts,
+amendments and metadata/text contradictions. No Django, no database: plain functions that
+the ingestion pipeline calls and the benchmarks run over CUAD."""
+
+from __future__ import annotations
+
+from ._amendments import AmendmentInfo, detect_amendment
+from ._amounts import Amount, extract_amounts
+from ._checks import find_contradictions
+from ._common import Finding, normalize_contract_type
+from ._dates import derive_end_date, parse_date
+from ._law import governing_law_from_text, normalize_governing_law
+from ._parties import (
+    display_name,
+    entity_key,
+    extract_parties_from_text,
+    normalize_siren,
+    siren_is_valid,
+)
+
+__all__ = [
+    "AmendmentInfo",
+    "Amount",
+    "Finding",
+    "derive_end_date",
+    "detect_amendment",
+    "display_name",
+    "entity_key",
+    "extract_amounts",
+    "extract_parties_from_text",
+    "find_contradictions",
+    "governing_law_from_text",
+    "normalize_contract_type",
+    "normalize_governing_law",
+    "normalize_siren",
+    "parse_date",
+    "siren_is_valid",
+]
