@@ -173,6 +173,26 @@ Q_CLUSTER = {
     "sync": env_bool("LEXROOM_TASKS_SYNC", default=False),
 }
 
+# --- Documents and embeddings.
+LEXROOM_MAX_UPLOAD_BYTES = env_int("LEXROOM_MAX_UPLOAD_MB", 100, minimum=1) * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+LEXROOM_ZIP_MAX_FILES = env_int("LEXROOM_ZIP_MAX_FILES", 2000, minimum=1)
+LEXROOM_ZIP_MAX_TOTAL_BYTES = env_int("LEXROOM_ZIP_MAX_TOTAL_MB", 1000, minimum=1) * 1024 * 1024
+# Production default on GPU; tests, CI and `make run` use the model shipped in a wheel.
+LEXROOM_EMBEDDING_MODEL = env_str("LEXROOM_EMBEDDING_MODEL", "BAAI/bge-m3")
+LEXROOM_EMBEDDING_DEVICE = env_str("LEXROOM_EMBEDDING_DEVICE", "auto")
+LEXROOM_EMBEDDING_BATCH_SIZE = env_int("LEXROOM_EMBEDDING_BATCH_SIZE", 0, minimum=0)
+LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, minimum=16)
+
+# The worker's liveness (django-q2 cluster stats) must be visible to the CLI: a shared cache.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "lexroom_cache",
+    }
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [

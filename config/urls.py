@@ -17,5 +17,6 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("admin/", admin.site.urls),
+    path("", include("documents.urls")),
     path("", include("workspaces.urls")),
 ]

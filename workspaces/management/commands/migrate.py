@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as DjangoMigrate
 from django.db import connections
@@ -35,3 +36,5 @@ class Command(DjangoMigrate):
         except DatabaseNotReady as exc:
             raise CommandError(str(exc)) from exc
         super().handle(*args, **options)
+        # The shared cache table (worker liveness for the CLI); idempotent.
+        call_command("createcachetable", database=options["database"], verbosity=0)

@@ -1,0 +1,267 @@
+"""Workspace-level reading: amendments and effective end dates, duplicate groups.
+
+Runs after a batch is processed and embedded; rebuilds its results from stored fields
+(fingerprints, MinHash signatures, metadata, embeddings), so it is idempotent and cheap.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date
+
+from django.db import transaction
+from django.db.models import Prefetch
+
+from documents.duplicates import group_duplicates
+from documents.models import (
+    Document,
+    DocumentLink,
+    DocumentParty,
+    DocumentStatus,
+    DuplicateGroup,
+    DuplicateKind,
+    DuplicateMember,
+    LinkKind,
+)
+from workspaces.models import Workspace
+
+READABLE = (DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED)
+_TRANSLATION_MARKERS = re.compile(
+    r"traduction|translation|übersetzung|traducci[oó]n|version (anglaise|française)", re.I
+)
+_WORD = re.compile(r"[a-z0-9]{4,}")
+
+
+@dataclass(frozen=True)
+class AnalysisSummary:
+    amendment_links: int
+    duplicate_groups: int
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(_fold(text)))
+
+
+def _documents(workspace_id: int) -> list[Document]:
+    parties = Prefetch(
+        "parties", queryset=DocumentParty.objects.select_related("entity").order_by("ordinal")
+    )
+    return list(
+        Document.objects.filter(workspace_id=workspace_id, status__in=READABLE)
+        .defer("text", "minhash")
+        .prefetch_related(parties)
+        .order_by("ref")
+    )
+
+
+def _entity_ids(document: Document) -> frozenset[int]:
+    return frozenset(party.entity_id for party in document.parties.all())
+
+
+def _party_names(document: Document) -> str:
+    return ", ".join(party.entity.name for party in document.parties.all())
+
+
+# --- Amendments ------------------------------------------------------------------------
+
+
+def _parent_score(amendment: Document, candidate: Document) -> tuple[int, list[str]]:
+    reasons = [f"mêmes parties ({_party_names(candidate)})"]
+    score = 1
+    hints = amendment.amendment_hints
+    cited = hints.get("parent_date_hint")
+    if cited and candidate.signature_date and cited == candidate.signature_date.isoformat():
+        score += 4
+        reasons.append(f"date citée {cited} = signature de {candidate.ref}")
+    hint_words = _words(hints.get("parent_title_hint", ""))
+    shared = hint_words & _words(f"{candidate.title} {candidate.contract_type}")
+    if shared:
+        score += len(shared)
+        reasons.append(f"objet cité « {hints.get('parent_title_hint', '')} »")
+    if (
+        amendment.signature_date
+        and candidate.signature_date
+        and candidate.signature_date > amendment.signature_date
+    ):
+        score -= 5  # an amendment cannot precede the contract it modifies
+    return score, reasons
+
+
+def _link_amendments(documents: list[Document]) -> list[DocumentLink]:
+    links = []
+    contracts = [d for d in documents if not d.is_amendment]
+    for amendment in (d for d in documents if d.is_amendment):
+        parties = _entity_ids(amendment)
+        candidates = [c for c in contracts if parties and parties <= _entity_ids(c)]
+        scored = sorted(
+            ((*_parent_score(amendment, c), c) for c in candidates),
+            key=lambda item: (-item[0], item[2].ref),
+        )
+        if not scored or scored[0][0] < 1:
+            continue
+        # Two equally good parents: say nothing rather than guess.
+        if len(scored) > 1 and scored[1][0] == scored[0][0] and scored[0][0] < 5:
+            continue
+        _, reasons, parent = scored[0]
+        label = (
+            f"Avenant n°{amendment.amendment_number}" if amendment.amendment_number else "avenant"
+        )
+        links.append(
+            DocumentLink(
+                workspace_id=amendment.workspace_id,
+                source=amendment,
+                target=parent,
+                kind=LinkKind.AMENDS,
+                explanation=f"{amendment.ref} ({label}) modifie {parent.ref} : "
+                + " ; ".join(reasons),
+            )
+        )
+    return links
+
+
+def _effective_end_dates(documents: list[Document], links: list[DocumentLink]) -> None:
+    by_parent: dict[int, list[Document]] = defaultdict(list)
+    for link in links:
+        by_parent[link.target.pk].append(link.source)
+    for document in documents:
+        document.effective_end_date = document.end_date
+        document.effective_end_explanation = ""
+        amendments = sorted(
+            by_parent.get(document.pk, []),
+            key=lambda a: (
+                a.signature_date or document.signature_date or a.created_at.date(),
+                a.amendment_number or 0,
+            ),
+        )
+        for amendment in amendments:
+            hints = amendment.amendment_hints
+            new_end = hints.get("new_end_date")
+            evidence = hints.get("new_end_evidence", "")
+            if not new_end:
+                continue
+            before = document.effective_end_date
+            document.effective_end_date = date.fromisoformat(new_end)
+            signed = (
+                f" du {amendment.signature_date.isoformat()}" if amendment.signature_date else ""
+            )
+            document.effective_end_explanation = (
+                f"Fin {before.isoformat() if before else 'inconnue'} reportée au {new_end} par "
+                f"{amendment.ref} ({amendment.title or amendment.filename}{signed})"
+                + (f" : « {evidence} »" if evidence else "")
+            )
+
+
+# --- Duplicates --------------------------------------------------------------------------
+
+
+def _translation_groups(documents: list[Document]) -> list[tuple[frozenset[int], str, float]]:
+    groups = []
+    by_key: dict[tuple[object, ...], list[Document]] = defaultdict(list)
+    for document in documents:
+        parties = _entity_ids(document)
+        if parties and document.signature_date and document.language:
+            key = (parties, document.signature_date, document.effective_end_date)
+            by_key[key].append(document)
+    for members in by_key.values():
+        languages = {d.language for d in members}
+        if len(members) < 2 or len(languages) < 2:
+            continue
+        marked = [d for d in members if _TRANSLATION_MARKERS.search(f"{d.title} {d.filename}")]
+        similarity = _mean_embedding_similarity(members)
+        if not marked and (similarity is None or similarity < 0.8):
+            continue
+        signals = [
+            "mêmes parties",
+            "même date de signature",
+            "même date de fin",
+            f"langues {', '.join(sorted(languages))}",
+        ]
+        if marked:
+            signals.append(f"{', '.join(d.ref for d in marked)} se présente comme une traduction")
+        if similarity is not None:
+            signals.append(f"similarité des embeddings {similarity:.2f}")
+        groups.append((frozenset(d.pk for d in members), " ; ".join(signals), similarity or 1.0))
+    return groups
+
+
+def _mean_embedding_similarity(members: list[Document]) -> float | None:
+    """Cosine between the documents' mean chunk vectors (None if not embedded)."""
+    import numpy as np
+
+    from documents.models import Chunk
+
+    means = []
+    for document in members:
+        rows = list(
+            Chunk.objects.filter(document=document, embedding__isnull=False).values_list(
+                "embedding", flat=True
+            )
+        )
+        if not rows:
+            return None
+        mean = np.mean(np.array(rows, dtype=np.float32), axis=0)
+        means.append(mean / (np.linalg.norm(mean) or 1.0))
+    scores = [float(np.dot(means[0], other)) for other in means[1:]]
+    return min(scores) if scores else None
+
+
+def _duplicate_groups(documents: list[Document]) -> list[tuple[str, frozenset[int], str, float]]:
+    by_ref = {d.ref: d for d in documents}
+    full = {
+        d.ref: d
+        for d in Document.objects.filter(pk__in=[d.pk for d in documents]).only(
+            "id", "ref", "text_fingerprint", "minhash"
+        )
+    }
+    found = []
+    for candidate in group_duplicates(
+        fingerprints={ref: d.text_fingerprint for ref, d in full.items() if d.text_fingerprint},
+        signatures={ref: d.minhash for ref, d in full.items() if d.minhash},
+    ):
+        ids = frozenset(by_ref[ref].pk for ref in candidate.ids)
+        names = ", ".join(f"{ref} ({by_ref[ref].filename})" for ref in sorted(candidate.ids))
+        if candidate.kind == "exact":
+            reason = f"Même texte (après normalisation) : {names}"
+        else:
+            reason = f"Texte quasi identique (Jaccard estimé {candidate.score:.2f}) : {names}"
+        found.append((candidate.kind, ids, reason, candidate.score))
+    covered = {ids for _, ids, _, _ in found}
+    for ids, reason, score in _translation_groups(documents):
+        if ids not in covered:
+            found.append((DuplicateKind.TRANSLATION, ids, f"Traduction probable : {reason}", score))
+    return found
+
+
+# --- Entry point -------------------------------------------------------------------------
+
+
+@transaction.atomic
+def workspace_analyze(*, workspace_id: int) -> AnalysisSummary:
+    """Rebuild amendment links, effective end dates and duplicate groups of a workspace."""
+    workspace = Workspace.objects.get(pk=workspace_id)
+    documents = _documents(workspace_id)
+    links = _link_amendments(documents)
+    DocumentLink.objects.filter(workspace=workspace, kind=LinkKind.AMENDS).delete()
+    DocumentLink.objects.bulk_create(links)
+    _effective_end_dates(documents, links)
+    Document.objects.bulk_update(
+        documents, ["effective_end_date", "effective_end_explanation"], batch_size=500
+    )
+    groups = _duplicate_groups(documents)
+    DuplicateGroup.objects.filter(workspace=workspace).delete()
+    for kind, ids, reason, score in groups:
+        group = DuplicateGroup.objects.create(
+            workspace=workspace, kind=kind, reason=reason, score=score
+        )
+        DuplicateMember.objects.bulk_create(
+            DuplicateMember(workspace=workspace, group=group, document_id=pk) for pk in sorted(ids)
+        )
+    return AnalysisSummary(amendment_links=len(links), duplicate_groups=len(groups))

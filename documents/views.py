@@ -1,0 +1,98 @@
+"""HTML pages: a workspace's documents (with upload), one document."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from documents.pipeline import queue_batch
+from documents.selectors import (
+    document_chunks,
+    document_get,
+    document_links,
+    document_list,
+    duplicate_groups,
+)
+from documents.services import IngestError, StoreResult, batch_create, document_store
+from workspaces.models import Role, User
+from workspaces.selectors import RoleRequired, membership_role, workspace_get_for_member
+
+MAX_FILES_PER_UPLOAD = 200
+
+
+def _user(request: HttpRequest) -> User:
+    return cast(User, request.user)
+
+
+@login_required
+def document_index(request: HttpRequest, slug: str) -> HttpResponse:
+    user = _user(request)
+    workspace = workspace_get_for_member(user=user, slug=slug)
+    role = membership_role(user=user, workspace=workspace)
+    context = {
+        "workspace": workspace,
+        "documents": document_list(workspace=workspace),
+        "duplicates": duplicate_groups(workspace=workspace),
+        "can_upload": role in (Role.OWNER, Role.EDITOR),
+    }
+    template = "documents/index.html"
+    if request.htmx:  # type: ignore[attr-defined]
+        template += "#document-table"
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def document_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    user = _user(request)
+    try:
+        workspace = workspace_get_for_member(user=user, slug=slug, min_role=Role.EDITOR)
+    except RoleRequired as exc:
+        return HttpResponse(str(exc), status=403)
+    files = request.FILES.getlist("files")
+    if not files:
+        messages.error(request, "Choose at least one file.")
+        return redirect("document_index", slug=slug)
+    if len(files) > MAX_FILES_PER_UPLOAD:
+        messages.error(request, f"At most {MAX_FILES_PER_UPLOAD} files per upload (use a ZIP).")
+        return redirect("document_index", slug=slug)
+    results: list[StoreResult] = []
+    for upload in files:
+        name = upload.name or "upload"
+        try:
+            if upload.size and upload.size > settings.LEXROOM_MAX_UPLOAD_BYTES:
+                raise IngestError("too_large", f"{name}: larger than the upload limit.")
+            document, created = document_store(
+                workspace=workspace, filename=name, data=upload.read(), user=user
+            )
+            results.append(StoreResult(name, document, created))
+        except IngestError as exc:
+            results.append(StoreResult(name, code=exc.code, error=exc.message))
+    batch = batch_create(workspace=workspace, label="web upload", results=results, user=user)
+    queue_batch(workspace=workspace, batch=batch)
+    stored = sum(1 for r in results if r.document is not None)
+    messages.success(request, f"{stored} file(s) stored and queued for processing.")
+    for result in results:
+        if result.error:
+            messages.error(request, result.error)
+    return redirect("document_index", slug=slug)
+
+
+@login_required
+def document_detail(request: HttpRequest, slug: str, ref: str) -> HttpResponse:
+    user = _user(request)
+    workspace = workspace_get_for_member(user=user, slug=slug)
+    document = document_get(workspace=workspace, ref=ref)
+    context = {
+        "workspace": workspace,
+        "document": document,
+        "chunks": document_chunks(document=document),
+        "links": document_links(document=document),
+    }
+    return render(request, "documents/detail.html", context)

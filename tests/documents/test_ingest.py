@@ -1,0 +1,146 @@
+"""Ingesting files: originals kept, bad input refused per file, the rest of the batch goes on."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.files.storage import default_storage
+from django.core.management import call_command
+
+from documents.models import Chunk, Document, DocumentStatus, IngestBatch
+from documents.services import IngestError, document_store
+from tests.conftest import Room
+from workspaces.models import AuditEvent
+from workspaces.tenancy import tenant_scope
+
+pytestmark = pytest.mark.django_db
+
+CONTRACT = """CONTRAT DE PRESTATION DE SERVICES
+
+Entre la société Alpha Conseil SAS et la société Beta Industrie SARL.
+
+ARTICLE 1 — OBJET
+Alpha Conseil assiste Beta Industrie dans la revue de ses contrats fournisseurs.
+
+ARTICLE 2 — DURÉE
+Le contrat est conclu pour une durée de deux ans à compter de sa signature.
+
+ARTICLE 3 — LOI APPLICABLE
+Le présent contrat est soumis au droit français.
+"""
+
+
+def ingest(*paths: Path, expect_exit: int | None = None) -> str:
+    out = StringIO()
+    args = ["ingest", *map(str, paths), "--workspace", "deal-alpha", "--in-process"]
+    if expect_exit is None:
+        call_command(*args, stdout=out)
+    else:
+        with pytest.raises(SystemExit) as exited:
+            call_command(*args, stdout=out)
+        assert exited.value.code == expect_exit
+    return out.getvalue()
+
+
+def test_text_file_is_stored_chunked_and_embedded(room: Room, tmp_path: Path):
+    (tmp_path / "prestation.txt").write_text(CONTRACT)
+    output = ingest(tmp_path / "prestation.txt")
+    assert "1 stored" in output
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        document = Document.objects.get()
+        assert document.ref == "c01"
+        assert document.status == DocumentStatus.EMBEDDED
+        assert document.governing_law == "droit français"
+        with default_storage.open(document.original, "rb") as original:
+            assert original.read() == CONTRACT.encode()
+        headings = list(Chunk.objects.order_by("ordinal").values_list("heading", flat=True))
+        assert any(h.startswith("ARTICLE 2") for h in headings)
+        assert AuditEvent.objects.filter(action="document.store").count() == 1
+
+
+def test_same_bytes_twice_is_one_document_without_new_chunks(room: Room, tmp_path: Path):
+    (tmp_path / "a.txt").write_text(CONTRACT)
+    (tmp_path / "copy of a.txt").write_text(CONTRACT)
+    ingest(tmp_path / "a.txt")
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        chunk_ids = set(Chunk.objects.values_list("pk", flat=True))
+    output = ingest(tmp_path / "copy of a.txt")
+    assert "0 stored, 1 already present" in output
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        document = Document.objects.get()
+        assert document.other_filenames == ["copy of a.txt"]
+        assert set(Chunk.objects.values_list("pk", flat=True)) == chunk_ids
+
+
+def test_bad_files_are_refused_one_by_one_and_the_batch_goes_on(room: Room, tmp_path: Path):
+    (tmp_path / "good.txt").write_text(CONTRACT)
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "fake.pdf").write_text("this is not a pdf")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<>> garbage")
+    (tmp_path / "tool.exe").write_bytes(b"MZ\x90\x00")
+    output = ingest(tmp_path, expect_exit=1)
+    assert "refused" in output
+    assert "empty.txt" in output and "fake.pdf" in output and "tool.exe" in output
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        statuses = dict(Document.objects.values_list("filename", "status"))
+        assert statuses["good.txt"] == DocumentStatus.EMBEDDED
+        # A corrupt PDF is kept (the lawyer sees it) and marked failed with its reason.
+        assert statuses["broken.pdf"] == DocumentStatus.FAILED
+        assert "fake.pdf" not in statuses and "empty.txt" not in statuses
+        batch = IngestBatch.objects.get()
+        assert {e["file"] for e in batch.errors} >= {"empty.txt", "fake.pdf", "tool.exe"}
+
+
+def test_zip_is_expanded_and_unsafe_members_refused(room: Room, tmp_path: Path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("room/contrat.txt", CONTRACT)
+        archive.writestr("../evil.txt", "escape attempt")
+        archive.writestr("room/notes.md", "# Notes\n\nARTICLE 1 — Objet\nRien.")
+    (tmp_path / "room.zip").write_bytes(buffer.getvalue())
+    output = ingest(tmp_path / "room.zip", expect_exit=1)
+    assert "evil.txt" in output
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        documents = {d.filename: d for d in Document.objects.all()}
+        assert set(documents) == {"contrat.txt", "notes.md"}
+        assert documents["contrat.txt"].archive_path == "room.zip/room/contrat.txt"
+        assert documents["contrat.txt"].source == "archive"
+
+
+def test_oversized_file_is_refused_before_storage(room: Room, settings):
+    settings.LEXROOM_MAX_UPLOAD_BYTES = 100
+    with tenant_scope(workspace_ids=[room.workspace.pk]), pytest.raises(IngestError) as error:
+        document_store(workspace=room.workspace, filename="big.txt", data=b"x" * 101, user=None)
+    assert error.value.code == "too_large"
+
+
+def test_json_that_is_not_a_data_room_gets_a_clear_error(room: Room, tmp_path: Path):
+    path = tmp_path / "room.json"
+    path.write_text(json.dumps({"not": "a list"}))
+    with pytest.raises(Exception, match="non-empty JSON list"):
+        call_command("import_dataroom", str(path), "--workspace", "deal-alpha", stdout=StringIO())
+    path.write_text(json.dumps([{"title": "no content"}]))
+    with pytest.raises(Exception, match="lacks filename, content"):
+        call_command("import_dataroom", str(path), "--workspace", "deal-alpha", stdout=StringIO())
+
+
+def test_unknown_workspace_is_an_error(tmp_path: Path, room: Room):
+    (tmp_path / "a.txt").write_text(CONTRACT)
+    with pytest.raises(Exception, match="No workspace 'nope'"):
+        call_command("ingest", str(tmp_path / "a.txt"), "--workspace", "nope", stdout=StringIO())
+
+
+def test_failed_document_does_not_block_others_and_is_retried(room: Room, tmp_path: Path):
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<>> garbage")
+    (tmp_path / "good.txt").write_text(CONTRACT)
+    ingest(tmp_path, expect_exit=1)
+    output = ingest(tmp_path / "broken.pdf", expect_exit=1)
+    assert "failed" in output
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        assert Document.objects.filter(status=DocumentStatus.EMBEDDED).count() == 1
+        assert Document.objects.count() == 2
