@@ -25,6 +25,7 @@ from django.db.models import Exists, OuterRef, Q
 from documents import chunking, extraction, parsing
 from documents.duplicates import minhash_signature, text_fingerprint
 from documents.embeddings import get_encoder, vector_index_ensure
+from documents.metrics import timed
 from documents.models import (
     Chunk,
     Document,
@@ -371,7 +372,8 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
     """Parse, read metadata and parties, chunk. Idempotent; a failure is recorded, not raised."""
     document = Document.objects.select_for_update().get(workspace_id=workspace_id, pk=document_id)
     try:
-        parsed = _read_text(document)
+        with timed("parse"):
+            parsed = _read_text(document)
     except parsing.ParseError as exc:
         return _fail(document, exc.message)
     except Exception as exc:  # a parser bug must fail this document, not the batch
@@ -387,53 +389,59 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             "Needs OCR: the PDF has no text layer." if parsed.needs_ocr else "No text found.",
         )
     document.status = DocumentStatus.PARSED
-    document.language = _language(parsed.text)
-    parties = _apply_metadata(document, parsed.text)
+    with timed("metadata"):
+        document.language = _language(parsed.text)
+        parties = _apply_metadata(document, parsed.text)
+        document.text_fingerprint = text_fingerprint(parsed.text)
+        document.minhash = minhash_signature(parsed.text)
 
-    DocumentParty.objects.filter(document=document).delete()
-    for ordinal, (name, siren) in enumerate(parties):
-        entity, entity_warnings = _entity_for(document, name, siren)
-        document.warnings = [*document.warnings, *entity_warnings]
-        DocumentParty.objects.create(
-            workspace=document.workspace,
-            document=document,
-            entity=entity,
-            name_as_written=name[:300],
-            siren_as_written=siren[:40],
-            ordinal=ordinal,
-        )
+    with timed("store"):
+        DocumentParty.objects.filter(document=document).delete()
+        for ordinal, (name, siren) in enumerate(parties):
+            entity, entity_warnings = _entity_for(document, name, siren)
+            document.warnings = [*document.warnings, *entity_warnings]
+            DocumentParty.objects.create(
+                workspace=document.workspace,
+                document=document,
+                entity=entity,
+                name_as_written=name[:300],
+                siren_as_written=siren[:40],
+                ordinal=ordinal,
+            )
 
-    drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
-    Chunk.objects.filter(document=document).delete()
-    party_names = [name for name, _ in parties]
-    Chunk.objects.bulk_create(
-        Chunk(
-            workspace=document.workspace,
-            document=document,
-            ordinal=draft.ordinal,
-            kind=draft.kind,
-            heading=draft.heading[:500],
-            article_ref=draft.article_ref[:40],
-            text=draft.text,
-            index_text=chunking.index_text(
-                draft,
-                title=document.title,
-                parties=party_names,
-                contract_type=document.contract_type,
-            ),
-            char_start=draft.char_start,
-            char_end=draft.char_end,
-            page_start=draft.page_start,
-            page_end=draft.page_end,
-        )
-        for draft in drafts
-    )
-    document.text_fingerprint = text_fingerprint(parsed.text)
-    document.minhash = minhash_signature(parsed.text)
+    with timed("chunk"):
+        drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
+        party_names = [name for name, _ in parties]
+        chunks = [
+            Chunk(
+                workspace=document.workspace,
+                document=document,
+                ordinal=draft.ordinal,
+                kind=draft.kind,
+                heading=draft.heading[:500],
+                article_ref=draft.article_ref[:40],
+                text=draft.text,
+                index_text=chunking.index_text(
+                    draft,
+                    title=document.title,
+                    parties=party_names,
+                    contract_type=document.contract_type,
+                ),
+                char_start=draft.char_start,
+                char_end=draft.char_end,
+                page_start=draft.page_start,
+                page_end=draft.page_end,
+            )
+            for draft in drafts
+        ]
+    with timed("store"):
+        Chunk.objects.filter(document=document).delete()
+        Chunk.objects.bulk_create(chunks)
     document.effective_end_date = document.end_date
     document.status = DocumentStatus.CHUNKED if drafts else DocumentStatus.EMBEDDED
     document.status_reason = ""
-    document.save()
+    with timed("store"):
+        document.save()
     return document
 
 
@@ -473,8 +481,9 @@ def chunks_embed_pending(*, workspace_id: int, limit: int = 256) -> int:
         )
         if not chunks:
             return 0
-        vectors = encoder.encode([chunk.index_text for chunk in chunks])
-        with connection.cursor() as cursor:
+        with timed("embed"):
+            vectors = encoder.encode([chunk.index_text for chunk in chunks])
+        with timed("store"), connection.cursor() as cursor:
             cursor.executemany(
                 "UPDATE documents_chunk SET embedding = %s::vector, embedding_model = %s,"
                 " embedding_dim = %s WHERE id = %s",
