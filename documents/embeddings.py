@@ -140,11 +140,17 @@ def vector_index_ensure(dimension: int) -> None:
         return
     name = f"documents_chunk_embedding_hnsw_{int(dimension)}"
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"CREATE INDEX IF NOT EXISTS {name} ON documents_chunk "
-            f"USING hnsw ((embedding::vector({int(dimension)})) vector_cosine_ops) "
-            f"WHERE embedding_dim = {int(dimension)}"
-        )
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
+        if cursor.fetchone() is None:
+            # CREATE INDEX refuses to run while deferred FK checks are pending in the
+            # transaction: run them now, build the index, then defer again.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute(
+                f"CREATE INDEX IF NOT EXISTS {name} ON documents_chunk "
+                f"USING hnsw ((embedding::vector({int(dimension)})) vector_cosine_ops) "
+                f"WHERE embedding_dim = {int(dimension)}"
+            )
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     _indexed_dimensions.add(dimension)
 
 

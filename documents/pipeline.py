@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 
 from documents import parsing
 from documents.analysis import workspace_analyze
@@ -139,6 +141,31 @@ def store_files(
     return batch, results
 
 
+def store_uploads(
+    *, workspace: Workspace, uploads: list[UploadedFile[Any]], user: User, label: str
+) -> tuple[IngestBatch, list[StoreResult]]:
+    """Store files uploaded over HTTP (web form or REST) and queue them for processing."""
+    results: list[StoreResult] = []
+    for upload in uploads:
+        name = upload.name or "upload"
+        try:
+            if upload.size and upload.size > settings.LEXROOM_MAX_UPLOAD_BYTES:
+                raise IngestError("too_large", f"{name}: larger than the upload limit.")
+            document, created = document_store(
+                workspace=workspace, filename=name, data=upload.read(), user=user
+            )
+            results.append(StoreResult(name, document, created))
+        except IngestError as exc:
+            results.append(StoreResult(name, code=exc.code, error=exc.message))
+    batch = batch_create(workspace=workspace, label=label, results=results, user=user)
+    queue_batch(workspace=workspace, batch=batch)
+    return batch, results
+
+
+def refusals(results: list[StoreResult]) -> list[dict[str, str]]:
+    return [{"file": r.name, "code": r.code, "error": r.error} for r in results if r.error]
+
+
 def store_dataroom(
     *, workspace: Workspace, path: Path, user: User | None
 ) -> tuple[IngestBatch, list[StoreResult]]:
@@ -250,9 +277,7 @@ def batch_report(
     report = BatchReport(batch_id=batch.pk)
     report.stored = sum(1 for r in results if r.document is not None and r.created)
     report.already_present = sum(1 for r in results if r.document is not None and not r.created)
-    report.refused = [
-        {"file": r.name, "code": r.code, "error": r.error} for r in results if r.error
-    ]
+    report.refused = refusals(results)
     with _scope(workspace):
         documents = Document.objects.filter(pk__in=batch.document_ids).order_by("ref")
         for document in documents:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import cast
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from documents.pipeline import queue_batch
+from documents.pipeline import store_uploads
 from documents.selectors import (
     document_chunks,
     document_get,
@@ -19,7 +18,6 @@ from documents.selectors import (
     document_list,
     duplicate_groups,
 )
-from documents.services import IngestError, StoreResult, batch_create, document_store
 from workspaces.models import Role, User
 from workspaces.selectors import RoleRequired, membership_role, workspace_get_for_member
 
@@ -62,20 +60,7 @@ def document_upload(request: HttpRequest, slug: str) -> HttpResponse:
     if len(files) > MAX_FILES_PER_UPLOAD:
         messages.error(request, f"At most {MAX_FILES_PER_UPLOAD} files per upload (use a ZIP).")
         return redirect("document_index", slug=slug)
-    results: list[StoreResult] = []
-    for upload in files:
-        name = upload.name or "upload"
-        try:
-            if upload.size and upload.size > settings.LEXROOM_MAX_UPLOAD_BYTES:
-                raise IngestError("too_large", f"{name}: larger than the upload limit.")
-            document, created = document_store(
-                workspace=workspace, filename=name, data=upload.read(), user=user
-            )
-            results.append(StoreResult(name, document, created))
-        except IngestError as exc:
-            results.append(StoreResult(name, code=exc.code, error=exc.message))
-    batch = batch_create(workspace=workspace, label="web upload", results=results, user=user)
-    queue_batch(workspace=workspace, batch=batch)
+    _, results = store_uploads(workspace=workspace, uploads=files, user=user, label="web upload")
     stored = sum(1 for r in results if r.document is not None)
     messages.success(request, f"{stored} file(s) stored and queued for processing.")
     for result in results:

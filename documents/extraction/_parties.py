@@ -129,6 +129,13 @@ _GENERIC = re.compile(
 )
 
 
+# "between A and B", "entre la société A et la société B": an "and"/"et" before a capital,
+# possibly through an article ("la société", "the").
+_BARE_AND = re.compile(
+    r"\s+(?:and|AND|et|ET)\s+(?=(?:(?:la|le|l['\u2019]|the)\s*)?(?:soci[ée]t[ée]\s+)?[A-Z0-9])"
+)
+
+
 def _clean_party(chunk: str) -> str | None:
     chunk = _LEADING_ARTICLES.sub("", chunk.strip(" ,;:.\n"))
     name_end = _NAME_END.search(chunk)
@@ -137,6 +144,11 @@ def _clean_party(chunk: str) -> str | None:
     if legal_form:
         name = name[: legal_form.end()]
     name = display_name(name).rstrip(",")
+    # A sentence's full stop is not part of the name, an abbreviation's is ("Inc.", "Co.").
+    if name.endswith(".") and not re.search(
+        r"\b(?:Inc|Corp|Co|Ltd|L\.?P|N\.?[AV]|B\.V|S\.A)\.$", name
+    ):
+        name = name[:-1]
     words = name.split()
     if not (1 <= len(words) <= 10) or len(name) < 2 or _GENERIC.match(name):
         return None
@@ -175,7 +187,7 @@ def extract_parties_from_text(text: str) -> list[str]:
         names = _names(_SPLIT.split(segment[:1500]))
         if len(names) < 2:
             # "between A and B" without punctuation: any "and" before a capital separates.
-            fallback = _names(re.split(r"\s+(?:and|AND|et|ET)\s+(?=[A-Z0-9])", segment[:1500]))
+            fallback = _names(_BARE_AND.split(segment[:1500]))
             names = fallback if len(fallback) > len(names) else names
         found_here = len(names)
         for name in names:

@@ -1,20 +1,25 @@
-"""demo_setup: a demo firm, user and workspace for `make run` (idempotent)."""
+"""demo_setup: a demo firm, user and workspace with our demo data room (idempotent)."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from documents.models import Document
+from documents.pipeline import run_in_process, store_dataroom
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
+from workspaces.tenancy import tenant_scope
 
 DEMO_EMAIL = "demo@lexroom.local"
 DEMO_FIRM = "Cabinet Démo"
+DEMO_DATAROOM = settings.BASE_DIR / "demo" / "dataroom.json"
 
 
 class Command(BaseCommand):
-    help = "Create the demo firm, user and workspace, and print the login."
+    help = "Create the demo firm, user and workspace, import the demo data room, print the login."
 
     def handle(self, *args: Any, **options: Any) -> None:
         password = os.environ.get("LEXROOM_DEMO_PASSWORD", "lexroom-demo")
@@ -33,4 +38,10 @@ class Command(BaseCommand):
             owner=user,
             actor_label=label,
         )
+        with tenant_scope(workspace_ids=[workspace.pk], firm_id=firm.pk):
+            empty = not Document.objects.filter(workspace=workspace).exists()
+        if empty:
+            self.stdout.write("Importing the demo data room (first run loads the model)…")
+            batch, _ = store_dataroom(workspace=workspace, path=DEMO_DATAROOM, user=user)
+            run_in_process(workspace=workspace, batch=batch)
         self.stdout.write(f"Demo login: {DEMO_EMAIL} / {password}  (workspace: {workspace.slug})")

@@ -1,0 +1,159 @@
+"""REST endpoints for documents: list, detail, upload, batch status. One APIView per operation."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from documents.models import Document, IngestBatch
+from documents.pipeline import refusals, store_uploads
+from documents.selectors import document_get, document_links, document_list
+from workspaces.models import Role, User, Workspace
+from workspaces.selectors import RoleRequired, workspace_get_for_member
+
+
+def _workspace(request: Request, slug: str, min_role: str = Role.VIEWER) -> Workspace:
+    try:
+        return workspace_get_for_member(user=cast(User, request.user), slug=slug, min_role=min_role)
+    except RoleRequired as exc:
+        raise PermissionDenied(str(exc)) from exc
+
+
+class PartySerializer(serializers.Serializer[Any]):
+    entity_id = serializers.IntegerField()
+    name = serializers.CharField(source="entity.name")
+    name_as_written = serializers.CharField()
+    siren = serializers.CharField(source="entity.siren")
+
+
+class DocumentSummarySerializer(serializers.ModelSerializer[Document]):
+    contract_id = serializers.CharField(source="ref")
+    parties = PartySerializer(many=True)
+
+    class Meta:
+        model = Document
+        fields: tuple[str, ...] = (
+            "contract_id",
+            "title",
+            "filename",
+            "status",
+            "status_reason",
+            "needs_ocr",
+            "contract_type",
+            "signature_date",
+            "end_date",
+            "effective_end_date",
+            "governing_law",
+            "parties",
+            "warnings",
+        )
+
+
+class DocumentListApi(APIView):
+    def get(self, request: Request, slug: str) -> Response:
+        workspace = _workspace(request, slug)
+        documents = document_list(workspace=workspace)
+        return Response(DocumentSummarySerializer(documents, many=True).data)
+
+
+class DocumentDetailApi(APIView):
+    class OutputSerializer(DocumentSummarySerializer):
+        amends = serializers.SerializerMethodField()
+        amended_by = serializers.SerializerMethodField()
+
+        class Meta(DocumentSummarySerializer.Meta):
+            fields = (
+                *DocumentSummarySerializer.Meta.fields,
+                "other_filenames",
+                "media_type",
+                "sha256",
+                "size_bytes",
+                "language",
+                "end_date_source",
+                "effective_end_explanation",
+                "governing_law_source",
+                "amounts",
+                "is_amendment",
+                "amends",
+                "amended_by",
+            )
+
+        def get_amends(self, document: Document) -> list[dict[str, str]]:
+            return [
+                {"contract_id": link.target.ref, "explanation": link.explanation}
+                for link in self.context["links"]["amends"]
+            ]
+
+        def get_amended_by(self, document: Document) -> list[dict[str, str]]:
+            return [
+                {"contract_id": link.source.ref, "explanation": link.explanation}
+                for link in self.context["links"]["amended_by"]
+            ]
+
+    def get(self, request: Request, slug: str, ref: str) -> Response:
+        workspace = _workspace(request, slug)
+        document = document_get(workspace=workspace, ref=ref)
+        context = {"links": document_links(document=document)}
+        return Response(self.OutputSerializer(document, context=context).data)
+
+
+class DocumentUploadApi(APIView):
+    """Multipart upload of one or more files (field ``files``); processing is queued."""
+
+    parser_classes = (MultiPartParser,)
+
+    class OutputSerializer(serializers.Serializer[Any]):
+        batch_id = serializers.IntegerField()
+        stored = serializers.ListField(child=serializers.DictField())
+        refused = serializers.ListField(child=serializers.DictField())
+
+    def post(self, request: Request, slug: str) -> Response:
+        workspace = _workspace(request, slug, min_role=Role.EDITOR)
+        files = request.FILES.getlist("files")
+        if not files:
+            return Response(
+                {"error": "Send one or more files in the multipart field 'files'."},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        batch, results = store_uploads(
+            workspace=workspace, uploads=files, user=cast(User, request.user), label="api upload"
+        )
+        body = {
+            "batch_id": batch.pk,
+            "stored": [
+                {"file": r.name, "contract_id": r.document.ref, "created": r.created}
+                for r in results
+                if r.document is not None
+            ],
+            "refused": refusals(results),
+        }
+        code = status.HTTP_202_ACCEPTED if body["stored"] else status.HTTP_400_BAD_REQUEST
+        return Response(self.OutputSerializer(body).data, status=code)
+
+
+class BatchStatusApi(APIView):
+    def get(self, request: Request, slug: str, batch_id: int) -> Response:
+        workspace = _workspace(request, slug)
+        batch = IngestBatch.objects.filter(workspace=workspace, pk=batch_id).first()
+        if batch is None:
+            return Response({"detail": "No such batch."}, status=status.HTTP_404_NOT_FOUND)
+        documents = Document.objects.filter(workspace=workspace, pk__in=batch.document_ids)
+        statuses: dict[str, int] = {}
+        for value in documents.values_list("status", flat=True):
+            statuses[value] = statuses.get(value, 0) + 1
+        return Response(
+            {
+                "batch_id": batch.pk,
+                "documents": len(batch.document_ids),
+                "statuses": statuses,
+                "done": sum(statuses.get(s, 0) for s in ("embedded", "failed"))
+                == len(batch.document_ids),
+                "refused": batch.errors,
+            }
+        )

@@ -1,0 +1,70 @@
+"""REST for documents (session auth here; tokens come with the MCP/REST issue)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from tests.conftest import Room
+from tests.documents.test_ingest import CONTRACT
+
+pytestmark = pytest.mark.django_db
+
+BASE = "/api/workspaces/deal-alpha"
+
+
+def test_workspace_list_shows_only_mine(viewer_client: Client, outsider_client: Client):
+    assert [w["slug"] for w in viewer_client.get("/api/workspaces/").json()] == ["deal-alpha"]
+    assert outsider_client.get("/api/workspaces/").json() == []
+
+
+def test_anonymous_gets_403(client: Client, room: Room):
+    assert client.get(f"{BASE}/documents/").status_code == 403
+
+
+def test_upload_then_list_detail_and_batch_status(owner_client: Client, room: Room):
+    response = owner_client.post(
+        f"{BASE}/documents/upload/",
+        {
+            "files": [
+                SimpleUploadedFile("contrat.txt", CONTRACT.encode()),
+                SimpleUploadedFile("x.pdf", b"not a pdf"),
+            ]
+        },
+    )
+    assert response.status_code == 202
+    body = response.json()
+    assert body["stored"] == [{"file": "contrat.txt", "contract_id": "c01", "created": True}]
+    assert body["refused"][0]["code"] == "type_mismatch"
+    listing = owner_client.get(f"{BASE}/documents/").json()
+    assert [d["contract_id"] for d in listing] == ["c01"]
+    assert listing[0]["status"] == "stored"
+    detail = owner_client.get(f"{BASE}/documents/c01/").json()
+    assert detail["sha256"] and detail["filename"] == "contrat.txt"
+    batch = owner_client.get(f"{BASE}/batches/{body['batch_id']}/").json()
+    assert batch["documents"] == 1 and batch["done"] is False
+
+
+def test_viewer_cannot_upload_via_api(viewer_client: Client):
+    response = viewer_client.post(
+        f"{BASE}/documents/upload/", {"files": [SimpleUploadedFile("a.txt", CONTRACT.encode())]}
+    )
+    assert response.status_code == 403
+
+
+def test_upload_without_files_is_a_clear_400(owner_client: Client):
+    response = owner_client.post(f"{BASE}/documents/upload/", {})
+    assert response.status_code == 400
+    assert "files" in response.json()["error"]
+
+
+@pytest.mark.parametrize("path", ["/documents/", "/documents/c01/", "/batches/1/", "/"])
+def test_outsider_and_foreigner_get_404_like_missing(
+    path: str, outsider_client: Client, foreigner_client: Client
+):
+    for client in (outsider_client, foreigner_client):
+        foreign = client.get(f"{BASE}{path}")
+        missing = client.get(f"/api/workspaces/no-such-room{path}")
+        assert foreign.status_code == missing.status_code == 404
+        assert foreign.json() == missing.json()

@@ -1,0 +1,100 @@
+"""The queued path (what workers run) and re-embedding when the model changes."""
+
+from __future__ import annotations
+
+import pytest
+from django_q.conf import Conf
+
+from documents.embeddings import resolve_model_path
+from documents.models import Chunk, Document, DocumentStatus, Entity
+from documents.pipeline import queue_batch, run_in_process
+from documents.services import (
+    StoreResult,
+    batch_create,
+    document_store,
+    entity_merge,
+    entity_split_alias,
+)
+from tests.conftest import TEST_EMBEDDING_MODEL, Room
+from tests.documents.test_ingest import CONTRACT
+from workspaces.tenancy import tenant_scope
+
+pytestmark = pytest.mark.django_db
+
+AMENDMENT = """AVENANT N°1 AU CONTRAT DE PRESTATION DE SERVICES
+
+Entre Alpha Conseil SAS et Beta Industrie SARL.
+
+ARTICLE 1 — CONTRAT MODIFIÉ
+Les parties modifient le contrat de prestation de services signé le 3 juin 2024.
+
+ARTICLE 2 — DURÉE
+Le terme du contrat est reporté au 31 décembre 2028.
+"""
+
+
+def _store(room: Room, *files: tuple[str, str]):
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        results = []
+        for name, text in files:
+            document, created = document_store(
+                workspace=room.workspace, filename=name, data=text.encode(), user=room.owner
+            )
+            results.append(StoreResult(name, document, created))
+        return batch_create(workspace=room.workspace, label="t", results=results, user=room.owner)
+
+
+def test_queued_batch_runs_process_then_embed_then_analysis(
+    room: Room, monkeypatch, django_capture_on_commit_callbacks
+):
+    monkeypatch.setattr(Conf, "SYNC", True)
+    batch = _store(room, ("contrat.txt", CONTRACT), ("contrat (1).txt", CONTRACT + "\n"))
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = queue_batch(workspace=room.workspace, batch=batch)
+    assert queued == 2
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        assert set(Document.objects.values_list("status", flat=True)) == {"embedded"}
+        assert not Chunk.objects.filter(embedding__isnull=True).exists()
+        # The analysis ran last: the two copies are grouped.
+        assert Document.objects.get(ref="c01").status == DocumentStatus.EMBEDDED
+        from documents.models import DuplicateGroup
+
+        assert DuplicateGroup.objects.count() == 1
+
+
+def test_changing_the_model_re_embeds_instead_of_mixing_vectors(room: Room, settings):
+    batch = _store(room, ("contrat.txt", CONTRACT))
+    run_in_process(workspace=room.workspace, batch=batch)
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {
+            TEST_EMBEDDING_MODEL
+        }
+    # The same weights under another name (their path): a different model as far as the
+    # stored vectors know, so every chunk must be embedded again.
+    settings.LEXROOM_EMBEDDING_MODEL = resolve_model_path(TEST_EMBEDDING_MODEL)
+    from documents.services import chunks_embed_pending, chunks_pending_embedding
+
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        pending = chunks_pending_embedding(workspace_id=room.workspace.pk)
+        assert pending == Chunk.objects.count() > 0
+        assert chunks_embed_pending(workspace_id=room.workspace.pk) == pending
+        assert chunks_pending_embedding(workspace_id=room.workspace.pk) == 0
+
+
+def test_amendment_parties_and_entity_merge_split(room: Room):
+    batch = _store(room, ("contrat.txt", CONTRACT), ("avenant.txt", AMENDMENT))
+    run_in_process(workspace=room.workspace, batch=batch)
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        amendment = Document.objects.get(filename="avenant.txt")
+        assert amendment.is_amendment and amendment.amendment_number == 1
+        names = set(Entity.objects.values_list("name", flat=True))
+        assert any("Alpha Conseil" in n for n in names), names
+        alpha = Entity.objects.get(name__startswith="Alpha Conseil")
+        beta = Entity.objects.get(name__startswith="Beta Industrie")
+        entity_merge(target=alpha, others=[beta], actor=room.owner)
+        beta.refresh_from_db()
+        assert beta.merged_into_id == alpha.pk
+        assert alpha.parties.count() == 4
+        split = entity_split_alias(entity=alpha, alias=beta.name, actor=room.owner)
+        assert split.parties.count() == 2
+        assert alpha.parties.count() == 2
