@@ -9,6 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.env import (
     env_bool,
+    env_float,
     env_int,
     env_list,
     env_path,
@@ -184,6 +185,15 @@ LEXROOM_EMBEDDING_MODEL = env_str("LEXROOM_EMBEDDING_MODEL", "BAAI/bge-m3")
 LEXROOM_EMBEDDING_DEVICE = env_str("LEXROOM_EMBEDDING_DEVICE", "auto")
 LEXROOM_EMBEDDING_BATCH_SIZE = env_int("LEXROOM_EMBEDDING_BATCH_SIZE", 0, minimum=0)
 LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, minimum=16)
+
+# --- Search.
+LEXROOM_VECTOR_MIN_SIMILARITY = env_float("LEXROOM_VECTOR_MIN_SIMILARITY", 0.25)
+LEXROOM_RERANK = env_str("LEXROOM_RERANK", "auto")  # auto (GPU only) | on | off
+if LEXROOM_RERANK not in {"auto", "on", "off"}:
+    raise ImproperlyConfigured(f"LEXROOM_RERANK={LEXROOM_RERANK!r}: use auto, on or off.")
+LEXROOM_RERANK_MODEL = env_str("LEXROOM_RERANK_MODEL", "BAAI/bge-reranker-v2-m3")
+LEXROOM_RERANK_TOP_N = env_int("LEXROOM_RERANK_TOP_N", 50, minimum=1)
+LEXROOM_RERANK_THRESHOLD = env_float("LEXROOM_RERANK_THRESHOLD", 0.0)
 
 # The worker's liveness (django-q2 cluster stats) must be visible to the CLI: a shared cache.
 CACHES = {

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.utils import timezone
 from pgvector.django import VectorField
@@ -153,6 +155,8 @@ class Chunk(models.Model):
     embedding = VectorField(null=True, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True)
     embedding_dim = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Weighted, accent-folded full-text vector (documents.textsearch), GIN-indexed.
+    search_vector = SearchVectorField(null=True, blank=True)
 
     class Meta:
         ordering = ("document_id", "ordinal")
@@ -161,6 +165,7 @@ class Chunk(models.Model):
         ]
         indexes: ClassVar[list[models.Index]] = [
             models.Index(fields=["workspace", "embedding_model"]),
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
         ]
 
     def __str__(self) -> str:

@@ -26,6 +26,7 @@ from documents import chunking, extraction, parsing
 from documents.duplicates import minhash_signature, text_fingerprint
 from documents.embeddings import get_encoder, vector_index_ensure
 from documents.metrics import timed
+from documents.textsearch import chunk_vectors_update
 from documents.models import (
     Chunk,
     Document,
@@ -437,6 +438,16 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
     with timed("store"):
         Chunk.objects.filter(document=document).delete()
         Chunk.objects.bulk_create(chunks)
+    with timed("index"):
+        chunk_vectors_update(
+            (
+                chunk.pk,
+                document.language,
+                f"{chunk.index_text[: -len(chunk.text)]}\n{chunk.heading}",
+                chunk.text,
+            )
+            for chunk in chunks
+        )
     document.effective_end_date = document.end_date
     document.status = DocumentStatus.CHUNKED if drafts else DocumentStatus.EMBEDDED
     document.status_reason = ""

@@ -1,0 +1,48 @@
+"""Full-text indexing of chunks: accent-folded, weighted tsvectors in the document's language.
+
+The embedded Postgres has no ``unaccent`` extension, so accents are folded here, the same
+way for the stored vectors and for queries (:func:`fold`), which keeps them comparable.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+from django.db import connection
+
+# Postgres text-search configurations per detected document language.
+TS_CONFIGS = {"fr": "french", "en": "english"}
+QUERY_CONFIGS = ("french", "english")
+
+
+def fold(text: str) -> str:
+    """Accents removed, ligatures expanded (é → e, œ → oe), case kept for websearch syntax."""
+    decomposed = unicodedata.normalize("NFKD", text.replace("œ", "oe").replace("Œ", "OE"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def ts_config(language: str) -> str:
+    return TS_CONFIGS.get(language, "simple")
+
+
+def chunk_vectors_update(rows: Iterable[tuple[int, str, str, str]]) -> None:
+    """Store the tsvector of each (chunk_id, language, prefix, body).
+
+    The prefix (contract title, parties, type, heading) is weighted A, the body B, so a
+    heading or title hit ranks above a passing mention in the text.
+    """
+    params = [
+        (ts_config(language), fold(prefix), ts_config(language), fold(body), chunk_id)
+        for chunk_id, language, prefix, body in rows
+    ]
+    if not params:
+        return
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            "UPDATE documents_chunk SET search_vector ="
+            " setweight(to_tsvector(%s::regconfig, %s), 'A') ||"
+            " setweight(to_tsvector(%s::regconfig, %s), 'B')"
+            " WHERE id = %s",
+            params,
+        )

@@ -1,0 +1,108 @@
+"""The filters of search_data_room: parsed strictly, validated against the workspace's data.
+
+Errors name the allowed values, so a model (or a person) calling the tool can correct itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class ToolInputError(ValueError):
+    """Bad arguments: ``details`` says which field and what is allowed."""
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class DateRange(_Strict):
+    after: date | None = Field(default=None, description="Inclusive lower bound, YYYY-MM-DD.")
+    before: date | None = Field(default=None, description="Inclusive upper bound, YYYY-MM-DD.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DateRange:
+        if self.after and self.before and self.after > self.before:
+            raise ValueError(f"after ({self.after}) is later than before ({self.before})")
+        return self
+
+
+class LawFilter(_Strict):
+    in_: list[str] = Field(default_factory=list, alias="in", max_length=50)
+    not_in: list[str] = Field(default_factory=list, max_length=50)
+
+
+class SearchFilters(_Strict):
+    entity_ids: list[int] = Field(default_factory=list, max_length=50)
+    contract_types: list[str] = Field(default_factory=list, max_length=50)
+    governing_law: LawFilter | None = None
+    signature_date: DateRange | None = None
+    end_date: DateRange | None = None
+    document_ids: list[str] = Field(default_factory=list, max_length=500)
+
+
+def parse_filters(raw: dict[str, Any] | None) -> SearchFilters:
+    if raw is None:
+        return SearchFilters()
+    if not isinstance(raw, dict):
+        raise ToolInputError("filters must be an object.")
+    try:
+        return SearchFilters.model_validate(raw)
+    except ValidationError as exc:
+        problems = [
+            f"filters.{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+            for error in exc.errors()
+        ]
+        raise ToolInputError("; ".join(problems), {"errors": problems}) from None
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What the workspace's data allows, to validate filters and to describe the room."""
+
+    entity_ids: dict[int, str]
+    contract_types: list[str]
+    laws: list[str]
+    refs: set[str]
+
+
+def validate_against(filters: SearchFilters, vocabulary: Vocabulary) -> None:
+    unknown_entities = [i for i in filters.entity_ids if i not in vocabulary.entity_ids]
+    if unknown_entities:
+        raise ToolInputError(
+            f"Unknown entity_ids {unknown_entities}; call describe_data_room for the entities.",
+            {
+                "field": "filters.entity_ids",
+                "allowed": [
+                    {"entity_id": k, "name": v} for k, v in sorted(vocabulary.entity_ids.items())
+                ],
+            },
+        )
+    _check_values("filters.contract_types", filters.contract_types, vocabulary.contract_types)
+    if filters.governing_law:
+        _check_values("filters.governing_law.in", filters.governing_law.in_, vocabulary.laws)
+        _check_values("filters.governing_law.not_in", filters.governing_law.not_in, vocabulary.laws)
+    unknown_refs = [ref for ref in filters.document_ids if ref not in vocabulary.refs]
+    if unknown_refs:
+        raise ToolInputError(
+            f"Unknown document_ids {unknown_refs[:20]} (use contract ids such as c01).",
+            {"field": "filters.document_ids", "allowed": sorted(vocabulary.refs)[:500]},
+        )
+
+
+def _check_values(field: str, values: list[str], allowed: list[str]) -> None:
+    unknown = [value for value in values if value not in allowed]
+    if unknown:
+        raise ToolInputError(
+            f"Unknown value(s) {unknown} for {field}; allowed: {allowed}.",
+            {"field": field, "allowed": allowed},
+        )

@@ -1,0 +1,266 @@
+"""Clause ranking inside Postgres: full-text and vector arms, fused by reciprocal rank.
+
+Both arms run in the caller's tenant transaction (RLS applies) and take the same candidate
+document ids, so filters and tenancy hold in each arm. Optional cross-encoder reranking
+runs over the fused top-N.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+from documents.embeddings import get_encoder, resolve_model_path
+from documents.textsearch import QUERY_CONFIGS, fold
+
+# SQL here is assembled from constants (configurations, integer dimensions, fixed clauses);
+# every value from a caller is a bound parameter (ruff S608 is silenced for this file).
+RRF_K = 60
+# Operators of websearch syntax: a query using them is parsed as such, otherwise its words
+# are OR-ed (a natural-language question rarely has every word in one clause).
+_WEBSEARCH = re.compile(r'"|\bOR\b|(?:^|\s)-\w')
+_ARTICLE_REF = re.compile(
+    r"\b(?:article|art\.?|clause|section|§)\s*(\d+(?:\.\d+)*|premier|1er|[IVXLC]+)\b", re.I
+)
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+
+@dataclass
+class ChunkHit:
+    chunk_id: int
+    document_id: int
+    score: float = 0.0
+    fts_rank: float | None = None
+    vector_similarity: float | None = None
+    reference_match: bool = False
+    rerank_score: float | None = None
+    arms: list[str] = field(default_factory=list)
+
+
+def _doc_filter(document_ids: Sequence[int] | None) -> tuple[str, list[Any]]:
+    if document_ids is None:
+        return "", []
+    return " AND c.document_id = ANY(%s)", [list(document_ids)]
+
+
+def fts_arm(
+    *, workspace_id: int, query: str, document_ids: Sequence[int] | None, limit: int
+) -> list[tuple[int, int, float]]:
+    """(chunk id, document id, ts_rank_cd) for chunks matching the query, best first."""
+    folded = fold(query)
+    where, params = _doc_filter(document_ids)
+    if _WEBSEARCH.search(query):
+        parts = [f"websearch_to_tsquery('{config}', %s)" for config in QUERY_CONFIGS]
+        query_sql = " || ".join(parts)
+        query_params: list[Any] = [folded] * len(QUERY_CONFIGS)
+    else:
+        # The union of the query's lexemes under each language, OR-ed (ranked by coverage).
+        lexemes = " UNION ".join(
+            f"SELECT unnest(tsvector_to_array(to_tsvector('{config}', %s))) AS lexeme"
+            for config in QUERY_CONFIGS
+        )
+        query_sql = (
+            f"(SELECT coalesce(string_agg(quote_literal(lexeme), ' | '), '')::tsquery"
+            f" FROM ({lexemes}) lexemes)"
+        )
+        query_params = [folded] * len(QUERY_CONFIGS)
+    sql = (
+        f"WITH q AS (SELECT {query_sql} AS query) "
+        "SELECT c.id, c.document_id, ts_rank_cd(c.search_vector, q.query, 32) AS rank "
+        "FROM documents_chunk c, q "
+        f"WHERE c.workspace_id = %s AND c.search_vector @@ q.query{where} "
+        "ORDER BY rank DESC, c.id LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*query_params, workspace_id, *params, limit])
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+
+
+def embed_query(query: str) -> tuple[list[float], int, str]:
+    encoder = get_encoder()
+    text = query
+    # e5-family models expect an instruction prefix on queries.
+    if "e5" in resolve_model_path(encoder.name).lower():
+        text = f"query: {query}"
+    vector = encoder.encode([text])[0]
+    return [float(x) for x in vector], encoder.dimension, encoder.name
+
+
+def vector_arm(
+    *,
+    workspace_id: int,
+    query_vector: list[float],
+    dimension: int,
+    model: str,
+    document_ids: Sequence[int] | None,
+    limit: int,
+) -> list[tuple[int, int, float]]:
+    """(chunk id, document id, cosine similarity), nearest first, via the HNSW index."""
+    dim = int(dimension)
+    where, params = _doc_filter(document_ids)
+    literal = "[" + ",".join(f"{x:.7f}" for x in query_vector) + "]"
+    sql = (
+        f"SELECT c.id, c.document_id, 1 - (c.embedding::vector({dim}) <=> %s::vector({dim})) "
+        "FROM documents_chunk c "
+        # The dimension is a literal so the planner can match the partial index on it.
+        f"WHERE c.workspace_id = %s AND c.embedding_dim = {dim} AND c.embedding_model = %s{where} "
+        f"ORDER BY c.embedding::vector({dim}) <=> %s::vector({dim}) LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        # Filtered HNSW scans keep going until `limit` rows pass the filters.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, int(limit)))}")
+        cursor.execute(sql, [literal, workspace_id, model, *params, literal, limit])
+        rows = [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+    rows.sort(key=lambda row: (-row[2], row[0]))
+    return rows
+
+
+def article_refs(query: str) -> list[str]:
+    """Article numbers a query names ("article 8", "clause 12.3", "Article premier")."""
+    refs = []
+    for match in _ARTICLE_REF.finditer(query):
+        raw = match.group(1)
+        if raw.lower() in {"premier", "1er"}:
+            refs.append("1")
+        elif raw.isdigit() or "." in raw:
+            refs.append(raw)
+        elif raw.upper() == raw:
+            refs.append(str(_roman(raw.upper())))
+    return refs
+
+
+def _roman(numeral: str) -> int:
+    total = 0
+    for index, char in enumerate(numeral):
+        value = _ROMAN[char]
+        following = _ROMAN[numeral[index + 1]] if index + 1 < len(numeral) else 0
+        total += -value if value < following else value
+    return total
+
+
+def reference_arm(
+    *, workspace_id: int, refs: list[str], document_ids: Sequence[int] | None, limit: int
+) -> list[tuple[int, int, float]]:
+    if not refs:
+        return []
+    where, params = _doc_filter(document_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.id, c.document_id FROM documents_chunk c "
+            f"WHERE c.workspace_id = %s AND c.article_ref = ANY(%s){where} "
+            "ORDER BY c.document_id, c.ordinal LIMIT %s",
+            [workspace_id, refs, *params, limit],
+        )
+        return [(row[0], row[1], 1.0) for row in cursor.fetchall()]
+
+
+def fuse(ranked_lists: dict[str, list[tuple[int, int, float]]], k: int = RRF_K) -> list[ChunkHit]:
+    """Reciprocal rank fusion: each arm adds 1 / (k + rank) to a chunk's score."""
+    hits: dict[int, ChunkHit] = {}
+    for arm, rows in ranked_lists.items():
+        for rank, (chunk_id, document_id, value) in enumerate(rows, start=1):
+            hit = hits.setdefault(chunk_id, ChunkHit(chunk_id, document_id))
+            hit.score += 1.0 / (k + rank)
+            hit.arms.append(arm)
+            if arm == "fts":
+                hit.fts_rank = value
+            elif arm == "vector":
+                hit.vector_similarity = value
+            elif arm == "reference":
+                hit.reference_match = True
+    return sorted(hits.values(), key=lambda hit: (-hit.score, hit.chunk_id))
+
+
+@cache
+def _cross_encoder(name: str, device: str) -> Any:
+    from sentence_transformers import CrossEncoder
+
+    return CrossEncoder(resolve_model_path(name), device=device)
+
+
+def rerank(query: str, hits: list[ChunkHit], texts: dict[int, str]) -> list[ChunkHit]:
+    """Cross-encoder scores over the fused top-N; below the threshold a hit is cut as noise."""
+    from documents.embeddings import pick_device
+
+    model = _cross_encoder(
+        settings.LEXROOM_RERANK_MODEL, pick_device(settings.LEXROOM_EMBEDDING_DEVICE)
+    )
+    pairs = [(query, texts[hit.chunk_id]) for hit in hits]
+    scores = model.predict(pairs, show_progress_bar=False) if pairs else []
+    for hit, score in zip(hits, scores, strict=True):
+        hit.rerank_score = float(score)
+    kept = [h for h in hits if (h.rerank_score or 0.0) >= settings.LEXROOM_RERANK_THRESHOLD]
+    return sorted(kept, key=lambda hit: (-(hit.rerank_score or 0.0), hit.chunk_id))
+
+
+def rerank_enabled() -> bool:
+    setting = settings.LEXROOM_RERANK
+    if setting == "auto":
+        from documents.embeddings import pick_device
+
+        return (
+            bool(settings.LEXROOM_RERANK_MODEL)
+            and pick_device(settings.LEXROOM_EMBEDDING_DEVICE) == "cuda"
+        )
+    return setting == "on"
+
+
+def rank_chunks(
+    *,
+    workspace_id: int,
+    query: str,
+    document_ids: Sequence[int] | None,
+    arms: Sequence[str] = ("fts", "vector"),
+    oversample: int = 100,
+    use_rerank: bool | None = None,
+) -> list[ChunkHit]:
+    """Chunks for ``query`` among ``document_ids`` (None: the whole workspace), best first."""
+    lists: dict[str, list[tuple[int, int, float]]] = {}
+    if "fts" in arms:
+        lists["fts"] = fts_arm(
+            workspace_id=workspace_id, query=query, document_ids=document_ids, limit=oversample
+        )
+    if "vector" in arms:
+        vector, dimension, model = embed_query(query)
+        rows = vector_arm(
+            workspace_id=workspace_id,
+            query_vector=vector,
+            dimension=dimension,
+            model=model,
+            document_ids=document_ids,
+            limit=oversample,
+        )
+        # Far neighbours are not evidence; keep them only if full-text also found them.
+        floor = settings.LEXROOM_VECTOR_MIN_SIMILARITY
+        fts_ids = {row[0] for row in lists.get("fts", [])}
+        lists["vector"] = [row for row in rows if row[2] >= floor or row[0] in fts_ids]
+    refs = article_refs(query)
+    if refs:
+        lists["reference"] = reference_arm(
+            workspace_id=workspace_id, refs=refs, document_ids=document_ids, limit=oversample
+        )
+    hits = fuse(lists)
+    if use_rerank is None:
+        use_rerank = rerank_enabled()
+    if use_rerank and hits:
+        top = hits[: settings.LEXROOM_RERANK_TOP_N]
+        texts = _chunk_texts([hit.chunk_id for hit in top])
+        hits = rerank(query, top, texts)
+    return hits
+
+
+def _chunk_texts(chunk_ids: list[int]) -> dict[int, str]:
+    grouped: dict[int, str] = defaultdict(str)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, index_text FROM documents_chunk WHERE id = ANY(%s)", [chunk_ids])
+        for chunk_id, text in cursor.fetchall():
+            grouped[chunk_id] = text
+    return grouped
