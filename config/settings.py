@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "template_partials",
     "django_q",
@@ -186,6 +187,9 @@ LEXROOM_EMBEDDING_DEVICE = env_str("LEXROOM_EMBEDDING_DEVICE", "auto")
 LEXROOM_EMBEDDING_BATCH_SIZE = env_int("LEXROOM_EMBEDDING_BATCH_SIZE", 0, minimum=0)
 LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, minimum=16)
 
+# --- Tools (MCP, REST, CLI, agent).
+LEXROOM_TOOL_RATE_PER_MINUTE = env_int("LEXROOM_TOOL_RATE_PER_MINUTE", 600, minimum=0)
+
 # --- Search.
 LEXROOM_VECTOR_MIN_SIMILARITY = env_float("LEXROOM_VECTOR_MIN_SIMILARITY", 0.25)
 LEXROOM_RERANK = env_str("LEXROOM_RERANK", "auto")  # auto (GPU only) | on | off
@@ -206,11 +210,20 @@ CACHES = {
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "workspaces.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
 }
-SPECTACULAR_SETTINGS = {"TITLE": "Lexroom API", "VERSION": "0.1.0"}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Lexroom API",
+    "DESCRIPTION": "Workspaces, documents and the Lexroom tools (the same as over MCP).",
+    "VERSION": "0.1.0",
+    # Swagger UI served from the drf-spectacular-sidecar package: no CDN needed.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 admin.site.site_header = "Lexroom administration"
 admin.site.site_title = "Lexroom"
@@ -19,6 +20,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("workspaces.api_urls")),
     path("api/", include("documents.api_urls")),
+    path("api/", include("agents.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("", include("documents.urls")),
     path("", include("workspaces.urls")),
 ]

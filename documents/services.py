@@ -26,7 +26,6 @@ from documents import chunking, extraction, parsing
 from documents.duplicates import minhash_signature, text_fingerprint
 from documents.embeddings import get_encoder, vector_index_ensure
 from documents.metrics import timed
-from documents.textsearch import chunk_vectors_update
 from documents.models import (
     Chunk,
     Document,
@@ -35,6 +34,7 @@ from documents.models import (
     Entity,
     IngestBatch,
 )
+from documents.textsearch import chunk_vectors_update
 from workspaces.models import User, Workspace
 from workspaces.services import audit_record
 

@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
 
@@ -146,3 +147,30 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor_label} {self.action} {self.target}"
+
+
+class PersonalToken(models.Model):
+    """A user's API/MCP token. Only its SHA-256 is stored; the token is shown once."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16, help_text="First characters, to recognise it.")
+    token_hash = models.CharField(max_length=64, unique=True)
+    # Empty: every workspace the user can open. An array, not a relation, so reading it
+    # needs no tenant scope (it is read to build that scope).
+    workspace_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    read_only = models.BooleanField(default=False)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    last_used_from = models.CharField(max_length=100, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.name})"
+
+    def is_usable(self, now: Any = None) -> bool:
+        now = now or timezone.now()
+        if self.revoked_at is not None:
+            return False
+        return self.expires_at is None or self.expires_at > now

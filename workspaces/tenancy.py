@@ -78,8 +78,11 @@ def tenant_scope(
 
 
 @contextmanager
-def user_scope(user: User) -> Iterator[tuple[int, ...]]:
-    """Scope for a signed-in user: their workspaces (all the firm's for a firm admin)."""
+def user_scope(user: User, *, only: Iterable[int] | None = None) -> Iterator[tuple[int, ...]]:
+    """Scope for a signed-in user: their workspaces (all the firm's for a firm admin).
+
+    ``only`` narrows it further (a token restricted to some workspaces).
+    """
     from workspaces.models import Membership, Workspace
 
     with transaction.atomic():
@@ -89,6 +92,9 @@ def user_scope(user: User) -> Iterator[tuple[int, ...]]:
             ids = list(Workspace.objects.filter(firm_id=user.firm_id).values_list("id", flat=True))
         else:
             ids = list(Membership.objects.filter(user=user).values_list("workspace_id", flat=True))
+        if only:
+            allowed = set(only)
+            ids = [i for i in ids if i in allowed]
         with tenant_scope(workspace_ids=ids, user_id=user.pk, firm_id=user.firm_id):
             yield current_workspace_ids()
 

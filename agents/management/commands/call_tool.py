@@ -1,0 +1,47 @@
+"""call_tool NAME '<json args>' --workspace SLUG --user EMAIL: a tool call from the shell.
+
+Prints the result JSON; invalid arguments print the error JSON and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from agents.tools import ToolError, call_tool
+from workspaces.models import User
+
+
+class Command(BaseCommand):
+    help = "Call a Lexroom tool (the same as over MCP and REST) and print its JSON result."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name", help="Tool name, e.g. search_data_room.")
+        parser.add_argument("arguments", nargs="?", default="{}", help="JSON object.")
+        parser.add_argument("--workspace", help="Workspace slug (added to the arguments).")
+        parser.add_argument("--user", required=True, help="Email of the user to act as.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            arguments = json.loads(options["arguments"])
+        except json.JSONDecodeError as exc:
+            self._fail({"error": "invalid_arguments", "message": f"Not JSON: {exc}"})
+        if not isinstance(arguments, dict):
+            self._fail({"error": "invalid_arguments", "message": "Arguments must be an object."})
+        if options["workspace"]:
+            arguments.setdefault("workspace", options["workspace"])
+        user = User.objects.filter(email=options["user"].strip().lower(), is_active=True).first()
+        if user is None:
+            self._fail({"error": "not_found", "message": f"No active user {options['user']}."})
+        try:
+            result = call_tool(name=options["name"], arguments=arguments, user=user, via="cli")
+        except ToolError as exc:
+            self._fail(exc.as_dict())
+        self.stdout.write(json.dumps(result.content, ensure_ascii=False, indent=2, default=str))
+
+    def _fail(self, body: dict[str, Any]) -> NoReturn:
+        self.stdout.write(json.dumps(body, ensure_ascii=False, indent=2))
+        sys.exit(2)

@@ -1,0 +1,167 @@
+"""The tools: thin handlers over the search selectors, with descriptions written for LLMs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.tools.registry import Tool, ToolContext, register
+from search import selectors
+from search.filters import SearchFilters
+from workspaces.selectors import membership_role, workspace_list_for_user
+
+WORKSPACE_FIELD = Field(
+    default=None,
+    description="Workspace slug (from list_workspaces). Optional when you have only one.",
+    max_length=80,
+)
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class ListWorkspacesInput(_Input):
+    pass
+
+
+class WorkspaceInput(_Input):
+    workspace: str | None = WORKSPACE_FIELD
+
+
+class SearchInput(WorkspaceInput):
+    query: str | None = Field(
+        default=None,
+        description="Words or a question about clause content, in French or English. Omit it "
+        "to list every contract that passes the filters.",
+        max_length=1000,
+    )
+    filters: SearchFilters | None = Field(
+        default=None,
+        description="Metadata filters, all combined with AND. Values come from "
+        "describe_data_room: entity_ids (every one must be a party), contract_types (any), "
+        "governing_law {in, not_in}, signature_date / end_date {after, before} "
+        "(inclusive YYYY-MM-DD; end_date is the effective end after amendments), "
+        "document_ids (contract ids such as c04).",
+    )
+    limit: int = Field(default=20, ge=1, le=100, description="Results per page.")
+    offset: int = Field(default=0, ge=0, le=100_000, description="From next_offset.")
+
+
+class GetContractInput(WorkspaceInput):
+    contract_id: str = Field(description="Contract id, e.g. c04.", max_length=32)
+    chunk_ids: list[int] | None = Field(
+        default=None,
+        description="Only these articles (chunk_id from search results). Omit for the full text.",
+        max_length=200,
+    )
+
+
+class FindDuplicatesInput(WorkspaceInput):
+    entity_ids: list[int] | None = Field(
+        default=None,
+        description="Only groups whose contracts involve all these entities.",
+        max_length=50,
+    )
+
+
+def _list_workspaces(context: ToolContext, _: ListWorkspacesInput) -> dict[str, Any]:
+    workspaces = workspace_list_for_user(user=context.user)
+    return {
+        "workspaces": [
+            {
+                "workspace": w.slug,
+                "title": w.title,
+                "role": membership_role(user=context.user, workspace=w),
+            }
+            for w in workspaces
+        ]
+    }
+
+
+def _describe(context: ToolContext, _: WorkspaceInput) -> dict[str, Any]:
+    assert context.workspace is not None  # noqa: S101 - guaranteed by needs_workspace
+    return selectors.describe_data_room(workspace=context.workspace)
+
+
+def _search(context: ToolContext, arguments: SearchInput) -> dict[str, Any]:
+    assert context.workspace is not None  # noqa: S101
+    filters = (
+        arguments.filters.model_dump(by_alias=True, mode="json") if arguments.filters else None
+    )
+    return selectors.search_data_room(
+        workspace=context.workspace,
+        query=arguments.query,
+        filters=filters,
+        limit=arguments.limit,
+        offset=arguments.offset,
+    )
+
+
+def _get_contract(context: ToolContext, arguments: GetContractInput) -> dict[str, Any]:
+    assert context.workspace is not None  # noqa: S101
+    return selectors.get_contract(
+        workspace=context.workspace,
+        contract_id=arguments.contract_id,
+        chunk_ids=arguments.chunk_ids,
+    )
+
+
+def _find_duplicates(context: ToolContext, arguments: FindDuplicatesInput) -> dict[str, Any]:
+    assert context.workspace is not None  # noqa: S101
+    return selectors.find_duplicates(workspace=context.workspace, entity_ids=arguments.entity_ids)
+
+
+register(
+    Tool(
+        name="list_workspaces",
+        description="List the workspaces (data rooms, matters) you can search, with your role.",
+        input_model=ListWorkspacesInput,
+        handler=_list_workspaces,
+        needs_workspace=False,
+    )
+)
+register(
+    Tool(
+        name="describe_data_room",
+        description="Describe a data room before searching it: its parties (entity_id, name, "
+        "aliases, SIREN), contract types, governing laws, date ranges, how many contracts "
+        "have each field unknown, amendments and duplicate groups. Use the values it returns "
+        "to fill search_data_room filters.",
+        input_model=WorkspaceInput,
+        handler=_describe,
+    )
+)
+register(
+    Tool(
+        name="search_data_room",
+        description="Find contracts in a data room. With filters only, it lists EVERY "
+        "matching contract (paged; follow next_offset), plus excluded_unknown (contracts "
+        "whose filtered field is unknown: mention them) and excluded_by_amendment (moved out "
+        "by an amendment). With a query, contracts are ranked by their most relevant "
+        "articles (relevant_articles: chunk_id, heading, page, excerpt). Cite contract_id, "
+        "heading and page.",
+        input_model=SearchInput,
+        handler=_search,
+    )
+)
+register(
+    Tool(
+        name="get_contract",
+        description="Read one contract: metadata, amendments and their explanations, "
+        "warnings (contradictions between metadata and text), and the full text by article "
+        "or only the articles given by chunk_ids.",
+        input_model=GetContractInput,
+        handler=_get_contract,
+    )
+)
+register(
+    Tool(
+        name="find_duplicates",
+        description="Groups of duplicate contracts in a data room (same text, near-identical "
+        "text, translations) with the reason for each group. Nothing is ever deleted.",
+        input_model=FindDuplicatesInput,
+        handler=_find_duplicates,
+    )
+)

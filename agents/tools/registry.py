@@ -1,0 +1,272 @@
+"""The tool registry: name, description for LLMs, strict input model, handler, role, audit.
+
+``call_tool`` is the single path every surface takes (MCP over HTTP and stdio, REST, the
+``call_tool`` command, the agent): it validates the arguments, resolves the workspace the
+caller may use, checks role and token, sets the tenant scope, runs the handler, and writes
+an audit row. Domain errors come back as :class:`ToolError` with the allowed values, so a
+model can correct its call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from pydantic import BaseModel, ValidationError
+
+from agents.tools.schema import flatten_schema
+from search.filters import ToolInputError
+from workspaces.models import ROLE_RANK, PersonalToken, Role, User, Workspace
+from workspaces.selectors import membership_role
+from workspaces.services import audit_record
+from workspaces.tenancy import tenant_scope, user_scope
+
+
+class ToolError(Exception):
+    """A call the tool cannot honour. ``kind``: invalid_arguments, unknown_tool, not_found,
+    forbidden, rate_limited."""
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.details = details or {}
+        self.retry_after = retry_after
+
+    def as_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": self.kind, "message": self.message}
+        if self.details:
+            body["details"] = self.details
+        if self.retry_after is not None:
+            body["retry_after"] = round(self.retry_after, 1)
+        return body
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    user: User
+    workspace: Workspace | None
+    token: PersonalToken | None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    handler: Callable[[ToolContext, Any], dict[str, Any]]
+    min_role: str = Role.VIEWER
+    read_only: bool = True
+    needs_workspace: bool = True
+
+    def definition(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": flatten_schema(self.input_model),
+            "annotations": {"readOnlyHint": self.read_only},
+        }
+
+
+@dataclass
+class ToolResult:
+    content: dict[str, Any]
+    workspace: str | None
+    duration_ms: float
+
+
+REGISTRY: dict[str, Tool] = {}
+
+
+def register(tool: Tool) -> Tool:
+    REGISTRY[tool.name] = tool
+    return tool
+
+
+def tool_definitions() -> list[dict[str, Any]]:
+    _load()
+    return [tool.definition() for tool in REGISTRY.values()]
+
+
+def _load() -> None:
+    # The tool modules register themselves on import; importing here keeps the registry
+    # module free of the search app's import at Django start-up.
+    from agents.tools import definitions  # noqa: F401
+
+
+# --- Rate limit (per token, or per user without a token) ---------------------------------
+
+
+@dataclass
+class _Window:
+    calls: deque[float] = field(default_factory=deque)
+
+
+_windows: dict[str, _Window] = {}
+_windows_lock = threading.Lock()
+
+
+def _rate_limit(key: str) -> None:
+    """Sliding one-minute window, per process (each web process counts its own calls)."""
+    limit = settings.LEXROOM_TOOL_RATE_PER_MINUTE
+    if not limit:
+        return
+    now = time.monotonic()
+    with _windows_lock:
+        window = _windows.setdefault(key, _Window())
+        while window.calls and now - window.calls[0] > 60:
+            window.calls.popleft()
+        if len(window.calls) >= limit:
+            retry_after = 60 - (now - window.calls[0])
+            raise ToolError(
+                "rate_limited",
+                f"Too many tool calls (limit {limit} per minute); retry in {retry_after:.0f} s.",
+                retry_after=retry_after,
+            )
+        window.calls.append(now)
+
+
+# --- The call path -----------------------------------------------------------------------
+
+
+def _validate(tool: Tool, arguments: dict[str, Any]) -> BaseModel:
+    if not isinstance(arguments, dict):
+        raise ToolError("invalid_arguments", "Arguments must be a JSON object.")
+    try:
+        return tool.input_model.model_validate(arguments)
+    except ValidationError as exc:
+        problems = [
+            {
+                "field": ".".join(str(p) for p in error["loc"]) or "(arguments)",
+                "problem": error["msg"],
+            }
+            for error in exc.errors()
+        ]
+        raise ToolError(
+            "invalid_arguments",
+            "; ".join(f"{p['field']}: {p['problem']}" for p in problems),
+            {"errors": problems, "schema": flatten_schema(tool.input_model)},
+        ) from None
+
+
+def _workspace_for(
+    tool: Tool, arguments: BaseModel, user: User, visible: tuple[int, ...]
+) -> Workspace | None:
+    slug = getattr(arguments, "workspace", None)
+    choices = list(Workspace.objects.filter(firm_id=user.firm_id, id__in=visible).order_by("slug"))
+    if not tool.needs_workspace:
+        return None
+    if slug is None:
+        if len(choices) == 1:
+            return choices[0]
+        raise ToolError(
+            "invalid_arguments",
+            "Pass `workspace` (a slug): you have access to several workspaces."
+            if choices
+            else "You have access to no workspace.",
+            {"field": "workspace", "allowed": [w.slug for w in choices]},
+        )
+    for workspace in choices:
+        if workspace.slug == slug:
+            return workspace
+    # Missing and foreign read the same: the caller learns only what it may use.
+    raise ToolError(
+        "not_found",
+        f"Unknown workspace {slug!r}.",
+        {"field": "workspace", "allowed": [w.slug for w in choices]},
+    )
+
+
+def _digest(arguments: dict[str, Any]) -> str:
+    canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def call_tool(
+    *,
+    name: str,
+    arguments: dict[str, Any],
+    user: User,
+    token: PersonalToken | None = None,
+    via: str = "cli",
+) -> ToolResult:
+    """Run tool ``name`` as ``user`` (through ``token`` if given). Raises :class:`ToolError`."""
+    _load()
+    started = time.perf_counter()
+    try:
+        return _call(name, arguments, user, token, via, started)
+    except ToolError as exc:
+        # Refusals are audited too (who tried what), outside the rolled-back transaction.
+        with tenant_scope(workspace_ids=(), user_id=user.pk, firm_id=user.firm_id):
+            audit_record(
+                firm=user.firm,
+                actor=user,
+                action="tool.error",
+                target=str(name)[:200],
+                details={
+                    "via": via,
+                    "token": token.prefix if token else None,
+                    "error": exc.kind,
+                    "arguments_sha256": _digest(arguments) if isinstance(arguments, dict) else None,
+                },
+            )
+        raise
+
+
+def _call(
+    name: str,
+    arguments: dict[str, Any],
+    user: User,
+    token: PersonalToken | None,
+    via: str,
+    started: float,
+) -> ToolResult:
+    tool = REGISTRY.get(name)
+    if tool is None:
+        raise ToolError("unknown_tool", f"Unknown tool {name!r}.", {"allowed": sorted(REGISTRY)})
+    _rate_limit(f"token:{token.pk}" if token else f"user:{user.pk}")
+    parsed = _validate(tool, arguments)
+    if token is not None and token.read_only and not tool.read_only:
+        raise ToolError("forbidden", f"{name} changes data; this token is read-only.")
+    only = token.workspace_ids if token is not None and token.workspace_ids else None
+    with user_scope(user, only=only) as visible:
+        workspace = _workspace_for(tool, parsed, user, visible)
+        if workspace is not None:
+            role = membership_role(user=user, workspace=workspace)
+            if role is None or ROLE_RANK[Role(role)] < ROLE_RANK[Role(tool.min_role)]:
+                raise ToolError("forbidden", f"{name} needs the {tool.min_role} role.")
+        scope_ids = (workspace.pk,) if workspace is not None else visible
+        with tenant_scope(workspace_ids=scope_ids, user_id=user.pk, firm_id=user.firm_id):
+            try:
+                content = tool.handler(ToolContext(user, workspace, token), parsed)
+            except ToolInputError as exc:
+                raise ToolError("invalid_arguments", exc.message, exc.details) from None
+            duration_ms = (time.perf_counter() - started) * 1000
+            audit_record(
+                firm=user.firm,
+                workspace=workspace,
+                actor=user,
+                action="tool.call",
+                target=name,
+                details={
+                    "via": via,
+                    "token": token.prefix if token else None,
+                    "arguments_sha256": _digest(arguments),
+                    "duration_ms": round(duration_ms, 1),
+                    "result_bytes": len(json.dumps(content, default=str)),
+                },
+            )
+    return ToolResult(content, workspace.slug if workspace else None, duration_ms)

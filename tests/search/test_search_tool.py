@@ -1,0 +1,148 @@
+"""search_data_room and its companions on a small room: filters, unknowns, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.tools import ToolError, call_tool
+from tests.agents.test_tools_rest import _load
+from tests.conftest import Room
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def loaded(room: Room) -> Room:
+    _load(room)
+    return room
+
+
+def search(room: Room, **arguments):
+    return call_tool(
+        name="search_data_room",
+        arguments={"workspace": "deal-alpha", **arguments},
+        user=room.viewer,
+    ).content
+
+
+def test_without_query_lists_every_contract_in_stable_order(loaded: Room):
+    body = search(loaded)
+    assert [r["contract_id"] for r in body["results"]] == ["c01", "c02"]
+    assert body["total_results"] == body["total_candidates"] == 2
+    assert body["next_offset"] is None
+    first = search(loaded, limit=1)
+    second = search(loaded, limit=1, offset=first["next_offset"])
+    assert [first["results"][0]["contract_id"], second["results"][0]["contract_id"]] == [
+        "c01",
+        "c02",
+    ]
+
+
+def test_law_filter_reports_matches_in_words(loaded: Room):
+    body = search(loaded, filters={"governing_law": {"in": ["droit anglais"]}})
+    assert [r["contract_id"] for r in body["results"]] == ["c02"]
+    assert body["results"][0]["matched_filters"] == ["loi droit anglais (∈ droit anglais)"]
+
+
+def test_end_date_filter_lists_unknown_separately(loaded: Room):
+    body = search(loaded, filters={"end_date": {"after": "2025-01-01"}})
+    assert [r["contract_id"] for r in body["results"]] == ["c01"]
+    assert body["excluded_unknown"] == [
+        {
+            "contract_id": "c02",
+            "title": "NDA — Boutique Beta / Gamma Ltd",
+            "unknown_fields": ["end_date"],
+        }
+    ]
+
+
+def test_entity_filter_needs_every_entity(loaded: Room):
+    describe = call_tool(name="describe_data_room", arguments={}, user=loaded.viewer).content
+    ids = {e["name"]: e["entity_id"] for e in describe["entities"]}
+    both = search(loaded, filters={"entity_ids": [ids["Boutique Beta SARL"], ids["Gamma Ltd"]]})
+    assert [r["contract_id"] for r in both["results"]] == ["c02"]
+    assert describe["unknown"]["end_date"] == 1
+    assert {t["value"] for t in describe["contract_types"]} == {
+        "bail commercial",
+        "accord de confidentialité",
+    }
+
+
+def test_query_ranks_the_right_article_and_cites_it(loaded: Room):
+    body = search(loaded, query="loyer annuel")
+    top = body["results"][0]
+    assert top["contract_id"] == "c01"
+    article = top["relevant_articles"][0]
+    assert article["heading"].startswith("ARTICLE 2") and article["page"] == 1
+    assert "loyer" in article["excerpt"].lower()
+    contract = call_tool(
+        name="get_contract",
+        arguments={"contract_id": "c01", "chunk_ids": [article["chunk_id"]]},
+        user=loaded.viewer,
+    ).content
+    assert [a["chunk_id"] for a in contract["articles"]] == [article["chunk_id"]]
+
+
+BAD_ARGUMENTS = [
+    ({"filters": {"governing_law": {"in": ["droit martien"]}}}, "allowed"),
+    ({"filters": {"contract_types": ["bail rural"]}}, "bail commercial"),
+    ({"filters": {"entity_ids": [999999]}}, "describe_data_room"),
+    ({"filters": {"end_date": {"before": "31/12/2026"}}}, "end_date"),
+    ({"filters": {"end_date": {"after": "2027-01-01", "before": "2026-01-01"}}}, "later"),
+    ({"filters": {"colour": "red"}}, "colour"),
+    ({"filters": {"document_ids": ["c99"]}}, "c99"),
+    ({"limit": 0}, "limit"),
+    ({"limit": 1000}, "limit"),
+    ({"offset": -1}, "offset"),
+    ({"query": "x" * 10_000}, "query"),
+    ({"query": 42}, "query"),
+]
+HOSTILE_QUERIES = [
+    "le la les de",
+    "!!! ??? ...",
+    "'; DROP TABLE documents_chunk; --",
+    "loyer & | ! :* <->",
+    '"unclosed quote',
+    "-",
+    "OR OR OR",
+]
+
+
+def test_bad_arguments_are_clear_errors(loaded: Room):
+    # One room for all cases: the data is not what is being tested here.
+    for arguments, fragment in BAD_ARGUMENTS:
+        with pytest.raises(ToolError) as error:
+            search(loaded, **arguments)
+        assert error.value.kind == "invalid_arguments", arguments
+        assert fragment in error.value.message + str(error.value.details), arguments
+
+
+def test_hostile_or_empty_queries_never_fail(loaded: Room):
+    for query in HOSTILE_QUERIES:
+        body = search(loaded, query=query)
+        assert body["total_results"] >= 0, query
+        assert isinstance(body["results"], list), query
+
+
+def test_get_contract_unknown_and_foreign_are_the_same_error(loaded: Room):
+    _load(loaded, loaded.foreign_workspace)
+    errors = []
+    for contract_id in ("c01", "c77"):
+        try:
+            call_tool(
+                name="get_contract",
+                arguments={"workspace": "deal-beta", "contract_id": contract_id},
+                user=loaded.viewer,
+            )
+        except ToolError as exc:
+            errors.append(exc.as_dict())
+    assert errors[0]["error"] == "not_found" and errors[0] == errors[1] | {
+        "message": errors[0]["message"]
+    }
+
+
+def test_viewer_of_nothing_cannot_search(room: Room):
+    with pytest.raises(ToolError) as error:
+        call_tool(name="search_data_room", arguments={}, user=room.outsider)
+    assert error.value.kind == "invalid_arguments"
+    assert error.value.details["allowed"] == []

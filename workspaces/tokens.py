@@ -1,0 +1,101 @@
+"""Personal access tokens: create (shown once), authenticate, revoke. Stored hashed."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from workspaces.models import PersonalToken, User, Workspace
+from workspaces.services import TenancyError, audit_record
+from workspaces.tenancy import tenant_scope
+
+TOKEN_PREFIX = "lxr_"  # noqa: S105 - a prefix, not a secret
+# Updating last_used on every call would turn each read into a write; once a minute is enough.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def _digest(raw: str) -> str:
+    # Tokens carry 256 bits of randomness: a fast hash is enough (no dictionary to attack).
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@transaction.atomic
+def token_create(
+    *,
+    user: User,
+    name: str,
+    workspaces: list[Workspace] | None = None,
+    expires_days: int | None = None,
+    read_only: bool = False,
+    actor_label: str = "",
+) -> tuple[PersonalToken, str]:
+    """Create a token for ``user``; returns it and the plaintext (never stored)."""
+    if not name.strip():
+        raise TenancyError("A token needs a name (what it is for).")
+    if expires_days is not None and expires_days <= 0:
+        raise TenancyError("--expires-days must be a positive number of days.")
+    for workspace in workspaces or []:
+        if workspace.firm_id != user.firm_id:
+            raise TenancyError(f"{workspace.slug} is not a workspace of {user.email}'s firm.")
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = PersonalToken.objects.create(
+        user=user,
+        name=name.strip()[:100],
+        prefix=raw[:12],
+        token_hash=_digest(raw),
+        workspace_ids=[w.pk for w in workspaces or []],
+        read_only=read_only,
+        expires_at=timezone.now() + timedelta(days=expires_days) if expires_days else None,
+    )
+    with tenant_scope(workspace_ids=(), firm_id=user.firm_id):
+        audit_record(
+            firm=user.firm,
+            actor=user,
+            actor_label=actor_label or user.email,
+            action="token.create",
+            target=f"{token.prefix}… {token.name}",
+            details={
+                "workspace_ids": token.workspace_ids,
+                "read_only": read_only,
+                "expires_at": token.expires_at.isoformat() if token.expires_at else None,
+            },
+        )
+    return token, raw
+
+
+def token_authenticate(raw: str, *, client: str = "") -> PersonalToken | None:
+    """The live token for ``raw`` (not revoked, not expired, active user), else None."""
+    if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
+        return None
+    token = (
+        PersonalToken.objects.select_related("user", "user__firm")
+        .filter(token_hash=_digest(raw))
+        .first()
+    )
+    if token is None or not token.is_usable() or not token.user.is_active:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        PersonalToken.objects.filter(pk=token.pk).update(
+            last_used_at=now, last_used_from=client[:100]
+        )
+    return token
+
+
+@transaction.atomic
+def token_revoke(*, token: PersonalToken, actor: User) -> PersonalToken:
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+        with tenant_scope(workspace_ids=(), firm_id=token.user.firm_id):
+            audit_record(
+                firm=token.user.firm,
+                actor=actor,
+                action="token.revoke",
+                target=f"{token.prefix}… {token.name}",
+            )
+    return token
