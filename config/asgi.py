@@ -1,10 +1,39 @@
-"""ASGI entry point: `uvicorn config.asgi:application` serves pages, REST (and MCP)."""
+"""ASGI entry point: `uvicorn config.asgi:application` serves pages, REST and MCP.
+
+``/mcp`` goes to the MCP app (streamable HTTP, see ``agents.mcp.http``); everything else to
+Django. The ASGI lifespan, which Django does not handle, starts and stops the MCP session
+manager.
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Any, cast
 
 from django.core.asgi import get_asgi_application
+from starlette.types import Receive, Scope, Send
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+# Imported after Django is set up: the MCP app reaches the models through the tool registry.
+from agents.mcp.http import McpHttpApp  # noqa: E402
+
+MCP_PATHS = frozenset({"/mcp", "/mcp/"})
+mcp_application = McpHttpApp()
+
+
+async def application(scope: Scope, receive: Receive, send: Send) -> None:
+    """Route ``/mcp`` to MCP, the rest to Django; answer the lifespan for MCP."""
+    if scope["type"] == "lifespan":
+        await mcp_application.lifespan(scope, receive, send)
+        return
+    path = scope.get("path", "")
+    root_path = scope.get("root_path", "")
+    if root_path and path.startswith(root_path):
+        path = path[len(root_path) :]
+    if scope["type"] == "http" and path in MCP_PATHS:
+        await mcp_application(scope, receive, send)
+        return
+    # django-stubs types the handler with narrower ASGI types than Starlette's; same protocol.
+    await django_application(cast(dict[str, Any], scope), receive, cast(Any, send))

@@ -189,6 +189,7 @@ LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, mini
 
 # --- Tools (MCP, REST, CLI, agent).
 LEXROOM_TOOL_RATE_PER_MINUTE = env_int("LEXROOM_TOOL_RATE_PER_MINUTE", 600, minimum=0)
+LEXROOM_MCP_MAX_BODY_BYTES = env_int("LEXROOM_MCP_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 
 # --- Search.
 LEXROOM_VECTOR_MIN_SIMILARITY = env_float("LEXROOM_VECTOR_MIN_SIMILARITY", 0.25)
@@ -235,5 +236,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
-    "loggers": {"pgserver": {"level": "WARNING"}},
+    "loggers": {
+        "pgserver": {"level": "WARNING"},
+        # The MCP SDK logs every stateless request at INFO.
+        "mcp": {"level": "WARNING"},
+    },
 }

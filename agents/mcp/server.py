@@ -1,0 +1,170 @@
+"""The MCP server: tools/list and tools/call over the one tool registry.
+
+Nothing here knows about tools in particular: the definitions come from
+``tool_definitions()`` and every call goes through ``call_tool``, so MCP, REST, the CLI and
+the agent validate, scope, rate-limit and audit in exactly the same way. A domain refusal
+(:class:`ToolError`) is a *tool result* with ``isError`` set and the error JSON (allowed values
+included), never a JSON-RPC error, so a model reads it and corrects its call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from anyio.lowlevel import RunVar
+from django.db import close_old_connections
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from agents.tools import ToolError, call_tool, tool_definitions
+from workspaces.models import PersonalToken, User
+from workspaces.tokens import token_authenticate
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "lexroom"
+INSTRUCTIONS = (
+    "Lexroom searches law-firm data rooms. Start with list_workspaces, then "
+    "describe_data_room to learn the parties, contract types and laws you can filter on, then "
+    "search_data_room (filters list every match; a query ranks clauses) and get_contract. "
+    "Errors come back as JSON with the allowed values: fix the call and retry."
+)
+# The ASGI scope key under which the HTTP layer leaves the authenticated caller. The scope is
+# per request, so concurrent requests with different tokens cannot see each other's caller.
+CALLER_SCOPE_KEY = "lexroom.mcp.caller"
+
+# Tool calls and token checks run Django ORM code, which is synchronous: they go to worker
+# threads. The limiter bounds how many run at once, and so how many database connections
+# the MCP surface holds, whatever the number of clients.
+# A RunVar is per event loop: tests and the stdio command may run several loops in turn.
+MAX_THREADS = 16
+_limiter: RunVar[anyio.CapacityLimiter] = RunVar("lexroom_mcp_limiter")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the token's user. ``raw_token`` is set when the token must be checked
+    again on every call (stdio: one long-lived process, the token may be revoked meanwhile)."""
+
+    user: User
+    token: PersonalToken | None
+    via: str
+    raw_token: str | None = None
+
+
+CallerResolver = Callable[[ServerRequestContext[Any, Any]], Caller | None]
+
+
+def _thread_limiter() -> anyio.CapacityLimiter:
+    try:
+        return _limiter.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(MAX_THREADS)
+        _limiter.set(limiter)
+        return limiter
+
+
+def _with_connections(function: Callable[..., T], *args: Any) -> T:
+    # Outside Django's request cycle nobody closes connections for us: drop a stale or
+    # expired one before the call and release it after (CONN_MAX_AGE decides which).
+    close_old_connections()
+    try:
+        return function(*args)
+    finally:
+        close_old_connections()
+
+
+async def run_in_thread(function: Callable[..., T], *args: Any) -> T:
+    """Run ORM code in a worker thread with correct connection handling."""
+    return await anyio.to_thread.run_sync(
+        _with_connections, function, *args, limiter=_thread_limiter()
+    )
+
+
+def authenticate(raw: str, client: str = "") -> PersonalToken | None:
+    """The live token for ``raw`` (sync; call it through :func:`run_in_thread`)."""
+    return token_authenticate(raw, client=client)
+
+
+def _call(caller: Caller, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    user, token = caller.user, caller.token
+    if caller.raw_token is not None:
+        token = token_authenticate(caller.raw_token, client=caller.via)
+        if token is None:
+            raise ToolError("unauthorized", "The token is no longer valid (revoked or expired).")
+        user = token.user
+    result = call_tool(name=name, arguments=arguments, user=user, token=token, via=caller.via)
+    return result.content
+
+
+def _text_result(body: Any, *, is_error: bool) -> types.CallToolResult:
+    text = json.dumps(body, ensure_ascii=False, default=str)
+    # structuredContent must be plain JSON: round-trip it so dates and decimals become strings.
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=json.loads(text),
+        is_error=is_error,
+    )
+
+
+def _tools() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=definition["name"],
+            description=definition["description"],
+            input_schema=definition["inputSchema"],
+            annotations=types.ToolAnnotations(
+                read_only_hint=definition["annotations"].get("readOnlyHint")
+            ),
+        )
+        for definition in tool_definitions()
+    ]
+
+
+def build_server(*, resolve_caller: CallerResolver) -> Server[Any]:
+    """The Lexroom MCP server; ``resolve_caller`` says who is calling for each request."""
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=_tools())
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        caller = resolve_caller(ctx)
+        if caller is None:
+            # Unreachable over HTTP (the transport answers 401 first); kept as a last line.
+            return _text_result(
+                {"error": "unauthorized", "message": "No valid token."}, is_error=True
+            )
+        try:
+            content = await run_in_thread(_call, caller, params.name, params.arguments or {})
+        except ToolError as exc:
+            return _text_result(exc.as_dict(), is_error=True)
+        except Exception:
+            # A bug must not leak a stack trace to the client; the log has it.
+            logger.exception("MCP tool %s failed", params.name)
+            return _text_result(
+                {"error": "internal_error", "message": "The tool failed; see the server log."},
+                is_error=True,
+            )
+        return _text_result(content, is_error=False)
+
+    return Server(
+        SERVER_NAME,
+        version="0.1.0",
+        title="Lexroom",
+        instructions=INSTRUCTIONS,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
