@@ -94,8 +94,9 @@ def validate_against(filters: SearchFilters, vocabulary: Vocabulary) -> None:
     unknown_refs = [ref for ref in filters.document_ids if ref not in vocabulary.refs]
     if unknown_refs:
         raise ToolInputError(
-            f"Unknown document_ids {unknown_refs[:20]} (use contract ids such as c01).",
-            {"field": "filters.document_ids", "allowed": sorted(vocabulary.refs)[:500]},
+            f"Unknown document_ids {unknown_refs[:20]}: use contract ids (such as c01) from "
+            "search_data_room results.",
+            {"field": "filters.document_ids"},
         )
 
 

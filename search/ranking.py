@@ -11,7 +11,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from django.conf import settings
@@ -50,40 +50,66 @@ def _doc_filter(document_ids: Sequence[int] | None) -> tuple[str, list[Any]]:
     return " AND c.document_id = ANY(%s)", [list(document_ids)]
 
 
+def _or_query(query: str) -> str:
+    """A tsquery text OR-ing the query's words, stemmed in French and in English.
+
+    A word that either language treats as a stop word is dropped ("for", "de"): under the
+    other configuration it would match nearly every chunk. Built before the search so the
+    planner sees a constant and uses the GIN index.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT stem FROM ("
+            "  SELECT token FROM unnest(tsvector_to_array(to_tsvector('simple', %s))) AS token"
+            "  WHERE to_tsvector('french', token) <> ''::tsvector"
+            "    AND to_tsvector('english', token) <> ''::tsvector"
+            ") words, LATERAL ("
+            "  SELECT unnest(tsvector_to_array(to_tsvector('french', token)))"
+            "  UNION SELECT unnest(tsvector_to_array(to_tsvector('english', token)))"
+            ") AS stems(stem) ORDER BY stem",
+            [query],
+        )
+        stems = [row[0] for row in cursor.fetchall()][:64]
+    return " | ".join("'" + stem.replace("\\", "\\\\").replace("'", "''") + "'" for stem in stems)
+
+
+def _websearch_query(query: str) -> str:
+    parts = " || ".join(f"websearch_to_tsquery('{config}', %s)" for config in QUERY_CONFIGS)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT ({parts})::text", [query] * len(QUERY_CONFIGS))
+        row = cursor.fetchone()
+    return str(row[0]) if row and row[0] else ""
+
+
 def fts_arm(
     *, workspace_id: int, query: str, document_ids: Sequence[int] | None, limit: int
 ) -> list[tuple[int, int, float]]:
     """(chunk id, document id, ts_rank_cd) for chunks matching the query, best first."""
     folded = fold(query)
+    # Explicit operators ("quoted phrase", -word, OR): the user's syntax is respected.
+    text = _websearch_query(folded) if _WEBSEARCH.search(query) else _or_query(folded)
+    if not text:
+        return []  # only stop words or punctuation
     where, params = _doc_filter(document_ids)
-    if _WEBSEARCH.search(query):
-        parts = [f"websearch_to_tsquery('{config}', %s)" for config in QUERY_CONFIGS]
-        query_sql = " || ".join(parts)
-        query_params: list[Any] = [folded] * len(QUERY_CONFIGS)
-    else:
-        # The union of the query's lexemes under each language, OR-ed (ranked by coverage).
-        lexemes = " UNION ".join(
-            f"SELECT unnest(tsvector_to_array(to_tsvector('{config}', %s))) AS lexeme"
-            for config in QUERY_CONFIGS
-        )
-        query_sql = (
-            f"(SELECT coalesce(string_agg(quote_literal(lexeme), ' | '), '')::tsquery"
-            f" FROM ({lexemes}) lexemes)"
-        )
-        query_params = [folded] * len(QUERY_CONFIGS)
     sql = (
-        f"WITH q AS (SELECT {query_sql} AS query) "
-        "SELECT c.id, c.document_id, ts_rank_cd(c.search_vector, q.query, 32) AS rank "
-        "FROM documents_chunk c, q "
-        f"WHERE c.workspace_id = %s AND c.search_vector @@ q.query{where} "
+        "SELECT c.id, c.document_id, ts_rank_cd(c.search_vector, %s::tsquery, 32) AS rank "
+        "FROM documents_chunk c "
+        f"WHERE c.workspace_id = %s AND c.search_vector @@ %s::tsquery{where} "
         "ORDER BY rank DESC, c.id LIMIT %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*query_params, workspace_id, *params, limit])
+        cursor.execute(sql, [text, workspace_id, text, *params, limit])
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 
 def embed_query(query: str) -> tuple[list[float], int, str]:
+    encoder = get_encoder()
+    return _embed_query_cached(encoder.name, query)
+
+
+@lru_cache(maxsize=2048)
+def _embed_query_cached(model_name: str, query: str) -> tuple[list[float], int, str]:
+    # Agents and users repeat queries (paging, refinements): the encoder is the slow part.
     encoder = get_encoder()
     text = query
     # e5-family models expect an instruction prefix on queries.
