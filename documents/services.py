@@ -495,17 +495,16 @@ def chunks_embed_pending(*, workspace_id: int, limit: int = 256) -> int:
         with timed("embed"):
             vectors = encoder.encode([chunk.index_text for chunk in chunks])
         with timed("store"), connection.cursor() as cursor:
-            cursor.executemany(
-                "UPDATE documents_chunk SET embedding = %s::vector, embedding_model = %s,"
-                " embedding_dim = %s WHERE id = %s",
+            # One statement per batch (not one per chunk): the vectors travel as text arrays.
+            cursor.execute(
+                "UPDATE documents_chunk AS c SET embedding = v.embedding::vector,"
+                " embedding_model = %s, embedding_dim = %s"
+                " FROM unnest(%s::bigint[], %s::text[]) AS v(id, embedding) WHERE c.id = v.id",
                 [
-                    (
-                        "[" + ",".join(f"{x:.6f}" for x in vector) + "]",
-                        encoder.name,
-                        encoder.dimension,
-                        chunk.pk,
-                    )
-                    for chunk, vector in zip(chunks, vectors, strict=True)
+                    encoder.name,
+                    encoder.dimension,
+                    [chunk.pk for chunk in chunks],
+                    ["[" + ",".join(f"{x:.6f}" for x in vector) + "]" for vector in vectors],
                 ],
             )
         vector_index_ensure(encoder.dimension)
