@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -29,6 +30,9 @@ from documents.models import (
 from workspaces.models import Workspace
 
 READABLE = (DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED)
+# Apps above documents (search's text statistics) add steps here, so documents never imports
+# them: called with workspace_id at the end of each analysis.
+ANALYSIS_HOOKS: list[Callable[..., object]] = []
 _TRANSLATION_MARKERS = re.compile(
     r"traduction|translation|übersetzung|traducci[oó]n|version (anglaise|française)", re.I
 )
@@ -264,4 +268,6 @@ def workspace_analyze(*, workspace_id: int) -> AnalysisSummary:
         DuplicateMember.objects.bulk_create(
             DuplicateMember(workspace=workspace, group=group, document_id=pk) for pk in sorted(ids)
         )
+    for hook in ANALYSIS_HOOKS:
+        hook(workspace_id=workspace_id)
     return AnalysisSummary(amendment_links=len(links), duplicate_groups=len(groups))

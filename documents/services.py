@@ -262,7 +262,7 @@ def _apply_metadata(document: Document, text: str) -> list[tuple[str, str]]:
     """Normalise metadata and compare it with the text. Returns the parties (name, siren)."""
     meta = document.raw_metadata
     warnings: list[str] = []
-    document.title = document.title or str(meta.get("title") or "") or document.filename
+    document.title = document.title or str(meta.get("title") or "")
     document.contract_type = extraction.normalize_contract_type(meta.get("contract_type")) or ""
     document.signature_date = extraction.parse_date(_as_str(meta.get("signature_date")))
     if meta.get("signature_date") and document.signature_date is None:
@@ -323,6 +323,17 @@ def _apply_metadata(document: Document, text: str) -> list[tuple[str, str]]:
     ]
     document.warnings = warnings
     return parties
+
+
+_FILENAME_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _filename_title(filename: str) -> str:
+    """Words of a file name ("bail_commercial_lyon.pdf" → "bail commercial lyon"), or "" when
+    it is an opaque id ("a5a68dbd19.txt"): as an index prefix an id would only add noise."""
+    stem = filename.rsplit(".", 1)[0]
+    words = _FILENAME_WORD.findall(stem)
+    return " ".join(words) if len(words) >= 2 else ""
 
 
 def _as_str(value: Any) -> str | None:
@@ -424,7 +435,7 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
                 text=draft.text,
                 index_text=chunking.index_text(
                     draft,
-                    title=document.title,
+                    title=document.title or _filename_title(document.filename),
                     parties=party_names,
                     contract_type=document.contract_type,
                 ),

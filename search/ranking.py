@@ -7,6 +7,7 @@ runs over the fused top-N.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -23,6 +24,8 @@ from documents.textsearch import QUERY_CONFIGS, fold
 # SQL here is assembled from constants (configurations, integer dimensions, fixed clauses);
 # every value from a caller is a bound parameter (ruff S608 is silenced for this file).
 RRF_K = 60
+# Chunks ts_rank_cd pre-selects for BM25 rescoring (BM25 unnests each candidate's tsvector).
+BM25_CANDIDATES = 1000
 # Operators of websearch syntax: a query using them is parsed as such, otherwise its words
 # are OR-ed (a natural-language question rarely has every word in one clause).
 _WEBSEARCH = re.compile(r'"|\bOR\b|(?:^|\s)-\w')
@@ -50,12 +53,11 @@ def _doc_filter(document_ids: Sequence[int] | None) -> tuple[str, list[Any]]:
     return " AND c.document_id = ANY(%s)", [list(document_ids)]
 
 
-def _or_query(query: str) -> str:
-    """A tsquery text OR-ing the query's words, stemmed in French and in English.
+def _query_stems(query: str) -> list[str]:
+    """The query's words stemmed in French and in English, as lexemes.
 
     A word that either language treats as a stop word is dropped ("for", "de"): under the
-    other configuration it would match nearly every chunk. Built before the search so the
-    planner sees a constant and uses the GIN index.
+    other configuration it would match nearly every chunk.
     """
     with connection.cursor() as cursor:
         cursor.execute(
@@ -69,7 +71,10 @@ def _or_query(query: str) -> str:
             ") AS stems(stem) ORDER BY stem",
             [query],
         )
-        stems = [row[0] for row in cursor.fetchall()][:64]
+        return [row[0] for row in cursor.fetchall()][:64]
+
+
+def _tsquery_text(stems: Sequence[str]) -> str:
     return " | ".join("'" + stem.replace("\\", "\\\\").replace("'", "''") + "'" for stem in stems)
 
 
@@ -81,24 +86,89 @@ def _websearch_query(query: str) -> str:
     return str(row[0]) if row and row[0] else ""
 
 
+def _idf(workspace_id: int, stems: Sequence[str]) -> tuple[dict[str, float], float] | None:
+    """BM25 inverse document frequencies of ``stems`` and the mean chunk length, from the
+    workspace's text statistics (None before they were first computed)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT chunks, mean_length FROM search_textstats WHERE workspace_id = %s",
+            [workspace_id],
+        )
+        totals = cursor.fetchone()
+        if totals is None or not totals[0]:
+            return None
+        cursor.execute(
+            "SELECT lexeme, chunks FROM search_lexemestat"
+            " WHERE workspace_id = %s AND lexeme = ANY(%s)",
+            [workspace_id, list(stems)],
+        )
+        frequencies = dict(cursor.fetchall())
+    total = float(totals[0])
+    idf = {
+        stem: math.log(1 + (total - df + 0.5) / (df + 0.5))
+        for stem, df in frequencies.items()
+        if df > 0
+    }
+    return idf, float(totals[1]) or 1.0
+
+
 def fts_arm(
     *, workspace_id: int, query: str, document_ids: Sequence[int] | None, limit: int
 ) -> list[tuple[int, int, float]]:
-    """(chunk id, document id, ts_rank_cd) for chunks matching the query, best first."""
+    """(chunk id, document id, score) for chunks matching the query, best first.
+
+    Scored by BM25 (k1 1.2, b 0.75, heading/title positions counted twice) over the chunks
+    ``ts_rank_cd`` ranks first; ``ts_rank_cd`` alone when the query uses websearch syntax or
+    the workspace's statistics are not computed yet.
+    """
     folded = fold(query)
-    # Explicit operators ("quoted phrase", -word, OR): the user's syntax is respected.
-    text = _websearch_query(folded) if _WEBSEARCH.search(query) else _or_query(folded)
-    if not text:
-        return []  # only stop words or punctuation
     where, params = _doc_filter(document_ids)
-    sql = (
-        "SELECT c.id, c.document_id, ts_rank_cd(c.search_vector, %s::tsquery, 32) AS rank "
-        "FROM documents_chunk c "
+    stats = None
+    if _WEBSEARCH.search(query):
+        # Explicit operators ("quoted phrase", -word, OR): the user's syntax is respected.
+        text = _websearch_query(folded)
+    else:
+        stems = _query_stems(folded)
+        stats = _idf(workspace_id, stems) if stems else None
+        if stats is not None:
+            stems = [stem for stem in stems if stem in stats[0]]
+        text = _tsquery_text(stems)
+    if not text:
+        return []  # only stop words or punctuation, or words found nowhere
+    prefilter = (
+        "SELECT c.id, c.document_id, c.search_vector, "
+        "ts_rank_cd(c.search_vector, %s::tsquery, 32) AS rank FROM documents_chunk c "
         f"WHERE c.workspace_id = %s AND c.search_vector @@ %s::tsquery{where} "
         "ORDER BY rank DESC, c.id LIMIT %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [text, workspace_id, text, *params, limit])
+        if stats is None:
+            cursor.execute(prefilter, [text, workspace_id, text, *params, limit])
+            return [(row[0], row[1], float(row[3])) for row in cursor.fetchall()]
+        idf, mean_length = stats
+        cursor.execute(
+            f"WITH candidates AS ({prefilter}), "
+            "terms AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, idf)) "
+            "SELECT c.id, c.document_id, sum(t.idf * (u.tf * 2.2) / "
+            "  (u.tf + 1.2 * (0.25 + 0.75 * length(c.search_vector) / %s))) AS score "
+            "FROM candidates c CROSS JOIN LATERAL ("
+            "  SELECT x.lexeme, array_length(x.positions, 1)"
+            "    + (SELECT count(*) FROM unnest(x.weights) w WHERE w = 'A') AS tf"
+            "  FROM unnest(c.search_vector) AS x(lexeme, positions, weights)"
+            ") u JOIN terms t ON t.lexeme = u.lexeme "
+            "GROUP BY c.id, c.document_id ORDER BY score DESC, c.id LIMIT %s",
+            [
+                text,
+                workspace_id,
+                text,
+                *params,
+                max(limit * 5, BM25_CANDIDATES),
+                list(idf),
+                list(idf.values()),
+                mean_length,
+                limit,
+            ],
+        )
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 

@@ -32,7 +32,7 @@ def contract_record(document: Document, links: dict[str, list[str]]) -> dict[str
     return {
         "contract_id": document.ref,
         "filename": document.filename,
-        "title": document.title,
+        "title": document.title or document.filename,
         "contract_type": document.contract_type or None,
         "parties": [
             {

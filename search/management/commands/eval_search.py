@@ -1,0 +1,89 @@
+"""eval_search --suite NAME [--json]: search quality on the shared datasets, through the product.
+
+Indexes the suite's corpus into its own workspace (reused on the next run), then measures
+search_data_room (brenalis) or each rank_chunks arm against a bm25s reference (acord,
+datafiller). A harness: it reports and exits 0; the tests in tests/search enforce floors.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from search.evals import SUITES, DatasetMissing, EvalOptions, default_data_dir, run_suite
+
+
+class Command(BaseCommand):
+    help = "Measure search quality on a shared dataset (brenalis, acord, datafiller)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--suite", required=True, choices=sorted(SUITES))
+        parser.add_argument("--json", action="store_true", help="Print one JSON object.")
+        parser.add_argument(
+            "--split",
+            default="test",
+            choices=["train", "valid", "test"],
+            help="ACORD qrels split (tune on train/valid, report on test).",
+        )
+        parser.add_argument("--limit-queries", type=int, help="Only the first N queries.")
+        parser.add_argument(
+            "--max-corpus",
+            type=int,
+            help="Index at most N documents: all relevant to the queries, then the first others.",
+        )
+        parser.add_argument(
+            "--oversample", type=int, default=200, help="Chunks per arm (rank_chunks, >= 100)."
+        )
+        parser.add_argument(
+            "--reindex", action="store_true", help="Rebuild the suite's workspace index."
+        )
+        parser.add_argument(
+            "--data", type=Path, help="Shared data folder (default: ../shared/data)."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        for name in ("limit_queries", "max_corpus"):
+            if options[name] is not None and options[name] < 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
+        if options["oversample"] < 100:
+            raise CommandError("--oversample must be at least 100.")
+        eval_options = EvalOptions(
+            data_dir=options["data"] or default_data_dir(),
+            split=options["split"],
+            limit_queries=options["limit_queries"],
+            max_corpus=options["max_corpus"],
+            reindex=options["reindex"],
+            oversample=options["oversample"],
+        )
+        try:
+            report = run_suite(options["suite"], eval_options)
+        except DatasetMissing as exc:
+            raise CommandError(str(exc)) from exc
+        if options["json"]:
+            self.stdout.write(json.dumps(report, ensure_ascii=False))
+        else:
+            self._print(report)
+
+    def _print(self, report: dict[str, Any]) -> None:
+        if "checks" in report:
+            for check in report["checks"]:
+                mark = "ok  " if check["passed"] else "FAIL"
+                self.stdout.write(f"{mark} {check['name']}")
+                if not check["passed"]:
+                    self.stdout.write(
+                        f"     expected {check['expected']}\n     got      {check['got']}"
+                    )
+            self.stdout.write(f"{report['passed']}/{report['total']} checks passed")
+            return
+        self.stdout.write(
+            f"{report['suite']} ({report['split']}): {report['queries']} queries, "
+            f"{report['corpus_documents']} documents, model {report['model']}"
+        )
+        for arm, metrics in report["arms"].items():
+            shown = ", ".join(f"{name} {value}" for name, value in metrics.items())
+            self.stdout.write(f"  {arm:7} {shown}")
+        for note in report["notes"]:
+            self.stdout.write(f"  - {note}")
