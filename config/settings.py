@@ -184,6 +184,12 @@ LEXROOM_ZIP_MAX_TOTAL_BYTES = env_int("LEXROOM_ZIP_MAX_TOTAL_MB", 1000, minimum=
 # Production default on GPU; tests, CI and `make run` use the model shipped in a wheel.
 LEXROOM_EMBEDDING_MODEL = env_str("LEXROOM_EMBEDDING_MODEL", "BAAI/bge-m3")
 LEXROOM_EMBEDDING_DEVICE = env_str("LEXROOM_EMBEDDING_DEVICE", "auto")
+LEXROOM_EMBEDDING_DTYPE = env_str("LEXROOM_EMBEDDING_DTYPE", "auto")
+if LEXROOM_EMBEDDING_DTYPE not in {"auto", "float32", "float16", "bfloat16"}:
+    raise ImproperlyConfigured(
+        f"LEXROOM_EMBEDDING_DTYPE={LEXROOM_EMBEDDING_DTYPE!r}: use auto, float32, float16 or "
+        "bfloat16."
+    )
 LEXROOM_EMBEDDING_BATCH_SIZE = env_int("LEXROOM_EMBEDDING_BATCH_SIZE", 0, minimum=0)
 LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, minimum=16)
 

@@ -35,8 +35,9 @@ from documents.models import (
     IngestBatch,
 )
 from documents.textsearch import chunk_vectors_update
-from workspaces.models import User, Workspace
+from workspaces.models import AuditEvent, User, Workspace
 from workspaces.services import audit_record
+from workspaces.tenancy import tenant_scope
 
 logger = logging.getLogger(__name__)
 
@@ -579,3 +580,36 @@ def entity_split_alias(*, entity: Entity, alias: str, actor: User) -> Entity:
         details={"parties_moved": len(moved)},
     )
     return new_entity
+
+
+# --- Throwaway workspaces (benchmarks, evaluations, tests) ----------------------------------
+
+
+def workspace_purge_throwaway(*, workspace: Workspace, drop_firm_if_unused: bool = True) -> None:
+    """Delete a throwaway workspace, everything in it and its stored originals.
+
+    Only for workspaces a benchmark or evaluation made for itself: it also deletes their
+    audit rows (and, when nothing else uses it, the firm with its users), which a real
+    workspace must never lose.
+    """
+    firm = workspace.firm
+    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=firm.pk):
+        documents = Document.objects.filter(workspace=workspace)
+        originals = list(documents.values_list("original", flat=True))
+        with connection.cursor() as cursor:
+            # The ORM would load every chunk to cascade; a plain DELETE is what scales.
+            cursor.execute("DELETE FROM documents_chunk WHERE workspace_id = %s", [workspace.pk])
+        documents.delete()  # before entities: parties protect them
+        Entity.objects.filter(workspace=workspace).delete()
+        IngestBatch.objects.filter(workspace=workspace).delete()
+        firm_unused = not Workspace.objects.filter(firm=firm).exclude(pk=workspace.pk).exists()
+        drop_firm = drop_firm_if_unused and firm_unused
+        audit = AuditEvent.objects.filter(firm=firm)
+        (audit if drop_firm else audit.filter(workspace=workspace)).delete()
+        workspace.delete()
+        if drop_firm:
+            firm.users.all().delete()
+            firm.delete()
+    # Originals are stored under the workspace's id, so no other workspace shares them.
+    for name in originals:
+        default_storage.delete(name)

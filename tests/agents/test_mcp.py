@@ -34,11 +34,10 @@ from pydantic import BaseModel, ConfigDict
 
 from agents.management.commands.serve import _refusal
 from agents.tools.registry import REGISTRY, Tool, ToolContext, register
-from documents.models import Document, DuplicateGroup, Entity, IngestBatch
 from documents.pipeline import run_in_process, store_files
+from documents.services import workspace_purge_throwaway
 from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
-from workspaces.models import AuditEvent, PersonalToken, Role, User, Workspace
-from workspaces.tenancy import tenant_scope
+from workspaces.models import PersonalToken, Role, User, Workspace
 from workspaces.tokens import token_create, token_revoke
 
 TOOLS = {
@@ -97,16 +96,7 @@ def _ingest(workspace: Workspace, user: User, folder: Path, files: dict[str, str
 
 
 def _remove(workspace: Workspace) -> None:
-    firm = workspace.firm
-    with tenant_scope(workspace_ids=[workspace.pk], firm_id=firm.pk):
-        Document.objects.filter(workspace=workspace).delete()
-        DuplicateGroup.objects.filter(workspace=workspace).delete()
-        Entity.objects.filter(workspace=workspace).delete()
-        IngestBatch.objects.filter(workspace=workspace).delete()
-        AuditEvent.objects.filter(firm=firm).delete()
-        workspace.delete()
-    firm.users.all().delete()
-    firm.delete()
+    workspace_purge_throwaway(workspace=workspace)
 
 
 @pytest.fixture(scope="module")

