@@ -25,7 +25,9 @@ from documents.textsearch import QUERY_CONFIGS, fold
 # every value from a caller is a bound parameter (ruff S608 is silenced for this file).
 RRF_K = 60
 # Chunks ts_rank_cd pre-selects for BM25 rescoring (BM25 unnests each candidate's tsvector).
-BM25_CANDIDATES = 1000
+BM25_CANDIDATES = 300
+# idf below this (the word is in more than ~30% of the workspace's chunks) counts as common.
+COMMON_IDF = math.log(1 + 0.7 / 0.3)
 # Operators of websearch syntax: a query using them is parsed as such, otherwise its words
 # are OR-ed (a natural-language question rarely has every word in one clause).
 _WEBSEARCH = re.compile(r'"|\bOR\b|(?:^|\s)-\w')
@@ -132,6 +134,11 @@ def fts_arm(
         stats = _idf(workspace_id, stems) if stems else None
         if stats is not None:
             stems = [stem for stem in stems if stem in stats[0]]
+            # Words in a large share of the chunks ("contrat", "party") barely rank but make
+            # every chunk a candidate: when rarer words are there, match on those alone.
+            rare = [stem for stem in stems if stats[0][stem] >= COMMON_IDF]
+            stems = rare or stems
+            stats = ({stem: stats[0][stem] for stem in stems}, stats[1])
         text = _tsquery_text(stems)
     if not text:
         return []  # only stop words or punctuation, or words found nowhere
