@@ -55,29 +55,45 @@ def _doc_filter(document_ids: Sequence[int] | None) -> tuple[str, list[Any]]:
     return " AND c.document_id = ANY(%s)", [list(document_ids)]
 
 
-def _query_stems(query: str) -> list[str]:
-    """The query's words stemmed in French and in English, as lexemes.
+def _query_words(query: str) -> dict[str, list[str]]:
+    """The query's words, each with its French and English stems (lexemes).
 
     A word that either language treats as a stop word is dropped ("for", "de"): under the
     other configuration it would match nearly every chunk.
     """
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT DISTINCT stem FROM ("
+            "SELECT DISTINCT token, stem FROM ("
             "  SELECT token FROM unnest(tsvector_to_array(to_tsvector('simple', %s))) AS token"
             "  WHERE to_tsvector('french', token) <> ''::tsvector"
             "    AND to_tsvector('english', token) <> ''::tsvector"
             ") words, LATERAL ("
             "  SELECT unnest(tsvector_to_array(to_tsvector('french', token)))"
             "  UNION SELECT unnest(tsvector_to_array(to_tsvector('english', token)))"
-            ") AS stems(stem) ORDER BY stem",
+            ") AS stems(stem) ORDER BY token, stem",
             [query],
         )
-        return [row[0] for row in cursor.fetchall()][:64]
+        words: dict[str, list[str]] = {}
+        for token, stem in cursor.fetchall()[:64]:
+            words.setdefault(token, []).append(stem)
+        return words
+
+
+def _quote(stem: str) -> str:
+    return "'" + stem.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def _tsquery_text(stems: Sequence[str]) -> str:
-    return " | ".join("'" + stem.replace("\\", "\\\\").replace("'", "''") + "'" for stem in stems)
+    return " | ".join(_quote(stem) for stem in stems)
+
+
+def _all_words_query(words: dict[str, list[str]], kept: set[str]) -> str:
+    """Every word (in either language's stem) must be there: few candidates, fast."""
+    groups = [[s for s in stems if s in kept] for stems in words.values()]
+    groups = [group for group in groups if group]
+    if len(groups) < 2:
+        return ""
+    return " & ".join("(" + " | ".join(_quote(s) for s in group) + ")" for group in groups)
 
 
 def _websearch_query(query: str) -> str:
@@ -126,11 +142,13 @@ def fts_arm(
     folded = fold(query)
     where, params = _doc_filter(document_ids)
     stats = None
+    all_words = ""
     if _WEBSEARCH.search(query):
         # Explicit operators ("quoted phrase", -word, OR): the user's syntax is respected.
         text = _websearch_query(folded)
     else:
-        stems = _query_stems(folded)
+        words = _query_words(folded)
+        stems = sorted({stem for group in words.values() for stem in group})
         stats = _idf(workspace_id, stems) if stems else None
         if stats is not None:
             stems = [stem for stem in stems if stem in stats[0]]
@@ -139,6 +157,7 @@ def fts_arm(
             rare = [stem for stem in stems if stats[0][stem] >= COMMON_IDF]
             stems = rare or stems
             stats = ({stem: stats[0][stem] for stem in stems}, stats[1])
+            all_words = _all_words_query(words, set(stems))
         text = _tsquery_text(stems)
     if not text:
         return []  # only stop words or punctuation, or words found nowhere
@@ -153,30 +172,54 @@ def fts_arm(
             cursor.execute(prefilter, [text, workspace_id, text, *params, limit])
             return [(row[0], row[1], float(row[3])) for row in cursor.fetchall()]
         idf, mean_length = stats
-        cursor.execute(
-            f"WITH candidates AS ({prefilter}), "
-            "terms AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, idf)) "
-            "SELECT c.id, c.document_id, sum(t.idf * (u.tf * 2.2) / "
-            "  (u.tf + 1.2 * (0.25 + 0.75 * length(c.search_vector) / %s))) AS score "
-            "FROM candidates c CROSS JOIN LATERAL ("
-            "  SELECT x.lexeme, array_length(x.positions, 1)"
-            "    + (SELECT count(*) FROM unnest(x.weights) w WHERE w = 'A') AS tf"
-            "  FROM unnest(c.search_vector) AS x(lexeme, positions, weights)"
-            ") u JOIN terms t ON t.lexeme = u.lexeme "
-            "GROUP BY c.id, c.document_id ORDER BY score DESC, c.id LIMIT %s",
-            [
-                text,
-                workspace_id,
-                text,
-                *params,
-                max(limit * 5, BM25_CANDIDATES),
-                list(idf),
-                list(idf.values()),
-                mean_length,
-                limit,
-            ],
-        )
-        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+        rows: list[tuple[int, int, float]] = []
+        # Chunks with every word first (cheap: few match); any word only when too few do.
+        for candidate_query in (all_words, text):
+            if not candidate_query:
+                continue
+            rows = _bm25(
+                cursor, prefilter, candidate_query, workspace_id, params, idf, mean_length, limit
+            )
+            if len(rows) >= limit:
+                break
+        return rows
+
+
+def _bm25(
+    cursor: Any,
+    prefilter: str,
+    text: str,
+    workspace_id: int,
+    params: list[Any],
+    idf: dict[str, float],
+    mean_length: float,
+    limit: int,
+) -> list[tuple[int, int, float]]:
+    """BM25 over the candidates ``prefilter`` selects for ``text`` (tf from tsvector positions)."""
+    cursor.execute(
+        f"WITH candidates AS ({prefilter}), "
+        "terms AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, idf)) "
+        "SELECT c.id, c.document_id, sum(t.idf * (u.tf * 2.2) / "
+        "  (u.tf + 1.2 * (0.25 + 0.75 * length(c.search_vector) / %s))) AS score "
+        "FROM candidates c CROSS JOIN LATERAL ("
+        "  SELECT x.lexeme, array_length(x.positions, 1)"
+        "    + (SELECT count(*) FROM unnest(x.weights) w WHERE w = 'A') AS tf"
+        "  FROM unnest(c.search_vector) AS x(lexeme, positions, weights)"
+        ") u JOIN terms t ON t.lexeme = u.lexeme "
+        "GROUP BY c.id, c.document_id ORDER BY score DESC, c.id LIMIT %s",
+        [
+            text,
+            workspace_id,
+            text,
+            *params,
+            max(limit * 5, BM25_CANDIDATES),
+            list(idf),
+            list(idf.values()),
+            mean_length,
+            limit,
+        ],
+    )
+    return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 
 def embed_query(query: str) -> tuple[list[float], int, str]:
