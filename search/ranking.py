@@ -26,6 +26,8 @@ from documents.textsearch import QUERY_CONFIGS, fold
 RRF_K = 60
 # Chunks ts_rank_cd pre-selects for BM25 rescoring (BM25 unnests each candidate's tsvector).
 BM25_CANDIDATES = 300
+# Chunks holding every query word that make the any-word search unnecessary.
+ENOUGH_ALL_WORDS_HITS = 30
 # idf below this (the word is in more than ~30% of the workspace's chunks) counts as common.
 COMMON_IDF = math.log(1 + 0.7 / 0.3)
 # Operators of websearch syntax: a query using them is parsed as such, otherwise its words
@@ -180,7 +182,7 @@ def fts_arm(
             rows = _bm25(
                 cursor, prefilter, candidate_query, workspace_id, params, idf, mean_length, limit
             )
-            if len(rows) >= limit:
+            if len(rows) >= min(limit, ENOUGH_ALL_WORDS_HITS):
                 break
         return rows
 

@@ -19,8 +19,10 @@ def test_workspace_list_shows_only_mine(viewer_client: Client, outsider_client: 
     assert outsider_client.get("/api/workspaces/").json() == []
 
 
-def test_anonymous_gets_403(client: Client, room: Room):
-    assert client.get(f"{BASE}/documents/").status_code == 403
+def test_anonymous_gets_401_with_a_bearer_challenge(client: Client, room: Room):
+    response = client.get(f"{BASE}/documents/")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"].startswith("Bearer")
 
 
 def test_upload_then_list_detail_and_batch_status(owner_client: Client, room: Room):
