@@ -12,6 +12,7 @@ from agents.tools import call_tool
 from search import ranking
 from tests.agents.test_tools_rest import _load
 from tests.conftest import TEST_EMBEDDING_MODEL, Room
+from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
 
@@ -26,20 +27,22 @@ def test_reranking_rescored_and_thresholded(room: Room, settings):
     ).content
     scores = [r["score"] for r in body["results"]]
     assert scores and scores == sorted(scores, reverse=True)
-    hits = ranking.rank_chunks(
-        workspace_id=room.workspace.pk, query="loyer annuel", document_ids=None, use_rerank=True
-    )
-    assert all(hit.rerank_score is not None for hit in hits)
-    settings.LEXROOM_RERANK_THRESHOLD = max(h.rerank_score for h in hits) + 1
-    assert (
-        ranking.rank_chunks(
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        hits = ranking.rank_chunks(
             workspace_id=room.workspace.pk,
             query="loyer annuel",
             document_ids=None,
             use_rerank=True,
         )
-        == []
-    )
+        assert hits and all(hit.rerank_score is not None for hit in hits)
+        settings.LEXROOM_RERANK_THRESHOLD = max(h.rerank_score for h in hits) + 1
+        cut = ranking.rank_chunks(
+            workspace_id=room.workspace.pk,
+            query="loyer annuel",
+            document_ids=None,
+            use_rerank=True,
+        )
+        assert cut == []
 
 
 def test_rerank_is_off_by_default_on_cpu(settings):
