@@ -20,6 +20,7 @@ BENCH_KEYS = {
     "failed",
     "chunks",
     "device",
+    "dtype",
     "model",
     "dimension",
     "batch_size",
