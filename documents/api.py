@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import MultiPartParser
@@ -56,6 +57,7 @@ class DocumentSummarySerializer(serializers.ModelSerializer[Document]):
 
 
 class DocumentListApi(APIView):
+    @extend_schema(responses=DocumentSummarySerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
         workspace = _workspace(request, slug)
         documents = document_list(workspace=workspace)
@@ -63,6 +65,7 @@ class DocumentListApi(APIView):
 
 
 class DocumentDetailApi(APIView):
+    @extend_schema_serializer(component_name="DocumentDetail")
     class OutputSerializer(DocumentSummarySerializer):
         amends = serializers.SerializerMethodField()
         amended_by = serializers.SerializerMethodField()
@@ -96,6 +99,7 @@ class DocumentDetailApi(APIView):
                 for link in self.context["links"]["amended_by"]
             ]
 
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, slug: str, ref: str) -> Response:
         workspace = _workspace(request, slug)
         document = document_get(workspace=workspace, ref=ref)
@@ -108,11 +112,23 @@ class DocumentUploadApi(APIView):
 
     parser_classes = (MultiPartParser,)
 
+    @extend_schema_serializer(component_name="UploadResult")
     class OutputSerializer(serializers.Serializer[Any]):
         batch_id = serializers.IntegerField()
         stored = serializers.ListField(child=serializers.DictField())
         refused = serializers.ListField(child=serializers.DictField())
 
+    @extend_schema(
+        request={
+            "multipart/form-data": {
+                "type": "object",
+                "properties": {
+                    "files": {"type": "array", "items": {"type": "string", "format": "binary"}}
+                },
+            }
+        },
+        responses={202: OutputSerializer},
+    )
     def post(self, request: Request, slug: str) -> Response:
         workspace = _workspace(request, slug, min_role=Role.EDITOR)
         files = request.FILES.getlist("files")
@@ -138,6 +154,9 @@ class DocumentUploadApi(APIView):
 
 
 class BatchStatusApi(APIView):
+    @extend_schema(
+        responses=OpenApiResponse(description="Statuses of the batch's documents and refusals.")
+    )
     def get(self, request: Request, slug: str, batch_id: int) -> Response:
         workspace = _workspace(request, slug)
         batch = IngestBatch.objects.filter(workspace=workspace, pk=batch_id).first()

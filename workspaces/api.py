@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,12 +21,14 @@ class WorkspaceSerializer(serializers.ModelSerializer[Workspace]):
 
 
 class WorkspaceListApi(APIView):
+    @extend_schema(responses=WorkspaceSerializer(many=True))
     def get(self, request: Request) -> Response:
         workspaces = workspace_list_for_user(user=cast(User, request.user))
         return Response(WorkspaceSerializer(workspaces, many=True).data)
 
 
 class WorkspaceDetailApi(APIView):
+    @extend_schema_serializer(component_name="WorkspaceDetail")
     class OutputSerializer(WorkspaceSerializer):
         role = serializers.SerializerMethodField()
 
@@ -35,6 +38,7 @@ class WorkspaceDetailApi(APIView):
         def get_role(self, workspace: Workspace) -> Any:
             return membership_role(user=self.context["user"], workspace=workspace)
 
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, slug: str) -> Response:
         user = cast(User, request.user)
         workspace = workspace_get_for_member(user=user, slug=slug)
