@@ -478,11 +478,15 @@ def _fail(document: Document, reason: str) -> Document:
 # --- Embedding ---------------------------------------------------------------------------
 
 
+def _needs_embedding(model_name: str) -> Q:
+    """A chunk without a vector, or with one from another model."""
+    return Q(embedding__isnull=True) | ~Q(embedding_model=model_name)
+
+
 def chunks_pending_embedding(*, workspace_id: int) -> int:
-    encoder_name = settings.LEXROOM_EMBEDDING_MODEL
     return (
         Chunk.objects.filter(workspace_id=workspace_id)
-        .filter(~Q(embedding_model=encoder_name) | Q(embedding__isnull=True))
+        .filter(_needs_embedding(settings.LEXROOM_EMBEDDING_MODEL))
         .count()
     )
 
@@ -497,7 +501,7 @@ def chunks_embed_pending(*, workspace_id: int, limit: int = 256) -> int:
     with transaction.atomic():
         chunks = list(
             Chunk.objects.filter(workspace_id=workspace_id)
-            .filter(~Q(embedding_model=encoder.name) | Q(embedding__isnull=True))
+            .filter(_needs_embedding(encoder.name))
             .select_for_update(skip_locked=True)
             .only("id", "document_id", "index_text")
             .order_by("document_id", "ordinal")[:limit]
@@ -525,9 +529,7 @@ def chunks_embed_pending(*, workspace_id: int, limit: int = 256) -> int:
 
 
 def _mark_embedded(document_ids: set[int], model_name: str) -> None:
-    pending = Chunk.objects.filter(document=OuterRef("pk")).filter(
-        Q(embedding__isnull=True) | ~Q(embedding_model=model_name)
-    )
+    pending = Chunk.objects.filter(document=OuterRef("pk")).filter(_needs_embedding(model_name))
     Document.objects.filter(pk__in=document_ids, status=DocumentStatus.CHUNKED).exclude(
         Exists(pending)
     ).update(status=DocumentStatus.EMBEDDED)
@@ -593,15 +595,8 @@ def workspace_purge_throwaway(*, workspace: Workspace, drop_firm_if_unused: bool
     workspace must never lose.
     """
     firm = workspace.firm
+    workspace_contents_delete(workspace=workspace)
     with tenant_scope(workspace_ids=(workspace.pk,), firm_id=firm.pk):
-        documents = Document.objects.filter(workspace=workspace)
-        originals = list(documents.values_list("original", flat=True))
-        with connection.cursor() as cursor:
-            # The ORM would load every chunk to cascade; a plain DELETE is what scales.
-            cursor.execute("DELETE FROM documents_chunk WHERE workspace_id = %s", [workspace.pk])
-        documents.delete()  # before entities: parties protect them
-        Entity.objects.filter(workspace=workspace).delete()
-        IngestBatch.objects.filter(workspace=workspace).delete()
         firm_unused = not Workspace.objects.filter(firm=firm).exclude(pk=workspace.pk).exists()
         drop_firm = drop_firm_if_unused and firm_unused
         audit = AuditEvent.objects.filter(firm=firm)
@@ -610,6 +605,19 @@ def workspace_purge_throwaway(*, workspace: Workspace, drop_firm_if_unused: bool
         if drop_firm:
             firm.users.all().delete()
             firm.delete()
+
+
+def workspace_contents_delete(*, workspace: Workspace) -> None:
+    """Every document, chunk, entity and batch of a throwaway workspace, and its originals."""
+    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+        documents = Document.objects.filter(workspace=workspace)
+        originals = list(documents.values_list("original", flat=True))
+        with connection.cursor() as cursor:
+            # The ORM would load every chunk to cascade; a plain DELETE is what scales.
+            cursor.execute("DELETE FROM documents_chunk WHERE workspace_id = %s", [workspace.pk])
+        documents.delete()  # before entities: parties protect them
+        Entity.objects.filter(workspace=workspace).delete()
+        IngestBatch.objects.filter(workspace=workspace).delete()
     # Originals are stored under the workspace's id, so no other workspace shares them.
     for name in originals:
         default_storage.delete(name)

@@ -1027,16 +1027,6 @@ def analyze() -> None:
 # --- cleaning up ----------------------------------------------------------------------------
 
 
-def workspace_contents_delete(*, workspace: Workspace) -> None:
-    """Everything in the workspace, chunks first in one SQL statement (millions of rows)."""
-    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
-        with connection.cursor() as cursor:
-            # The ORM would load every chunk to cascade; a plain DELETE is what scales.
-            cursor.execute("DELETE FROM documents_chunk WHERE workspace_id = %s", [workspace.pk])
-        Document.objects.filter(workspace=workspace).delete()
-        Entity.objects.filter(workspace=workspace).delete()
-
-
 def complete(*, workspace: Workspace, plan: Plan) -> bool:
     """Whether the workspace holds the whole plan (every contract and chunk)."""
     with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):

@@ -27,6 +27,7 @@ from django.test.utils import override_settings
 
 from documents.embeddings import Encoder, get_encoder, pick_device, resolve_model_path
 from documents.models import Document, Entity
+from documents.services import workspace_contents_delete
 from search import bench
 from search.ranking import _cross_encoder, embed_query, rank_chunks
 from search.selectors import search_data_room
@@ -220,7 +221,7 @@ class Command(BaseCommand):
                 self._note(f"Reusing workspace {slug}.")
                 return existing, True
             # A run interrupted mid-way: start its contents again from scratch.
-            bench.workspace_contents_delete(workspace=existing)
+            workspace_contents_delete(workspace=existing)
             return existing, False
         user, _ = user_get_or_create(email=BENCH_EMAIL, firm=firm, actor_label=ACTOR)
         workspace, _ = workspace_create(
@@ -231,7 +232,7 @@ class Command(BaseCommand):
     def _remove(self, workspace: Workspace) -> None:
         """Delete the workspace and its contents; the firm and user too when unused."""
         firm = workspace.firm
-        bench.workspace_contents_delete(workspace=workspace)
+        workspace_contents_delete(workspace=workspace)
         with tenant_scope(workspace_ids=(workspace.pk,), firm_id=firm.pk):
             # Runs kept with --keep (or bench_ingest's) still use the firm: leave it alone.
             firm_unused = not Workspace.objects.filter(firm=firm).exclude(pk=workspace.pk).exists()
