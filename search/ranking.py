@@ -143,8 +143,8 @@ def fts_arm(
     """(chunk id, document id, score) for chunks matching the query, best first.
 
     Scored by BM25 (k1 1.2, b 0.75, heading/title positions counted twice) over the chunks
-    ``ts_rank_cd`` ranks first; ``ts_rank_cd`` alone when the query uses websearch syntax or
-    the workspace's statistics are not computed yet.
+    ``ts_rank`` ranks first; ``ts_rank`` alone when the query uses websearch syntax or the
+    workspace's statistics are not computed yet.
 
     Cost is bounded whatever the workspace size: chunks are matched on the query's rarest
     words only (their document frequencies summing to at most ``MATCH_BUDGET``), all query

@@ -61,15 +61,22 @@ def vocabulary(*, workspace: Workspace, filters: SearchFilters) -> Vocabulary:
     if len(requested_entities) < len(set(filters.entity_ids)):
         # An unknown id: the error lists every entity so the caller can pick the right one.
         requested_entities = dict(entities.values_list("id", "name"))
+    # Types and laws only when filtered on (each is a scan of the workspace's contracts).
     return Vocabulary(
         entity_ids=requested_entities,
         contract_types=sorted(
             documents.exclude(contract_type="").values_list("contract_type", flat=True).distinct()
-        ),
+        )
+        if filters.contract_types
+        else [],
         laws=sorted(
             documents.exclude(governing_law="").values_list("governing_law", flat=True).distinct()
-        ),
-        refs=set(documents.filter(ref__in=filters.document_ids).values_list("ref", flat=True)),
+        )
+        if filters.governing_law
+        else [],
+        refs=set(documents.filter(ref__in=filters.document_ids).values_list("ref", flat=True))
+        if filters.document_ids
+        else set(),
     )
 
 

@@ -30,7 +30,7 @@ from documents.models import Document, Entity
 from documents.services import workspace_contents_delete
 from search import bench
 from search.models import TextStats
-from search.ranking import _cross_encoder, embed_query, rank_chunks
+from search.ranking import _cross_encoder, rank_chunks
 from search.selectors import search_data_room
 from search.services import text_stats_refresh
 from workspaces.models import AuditEvent, Workspace
@@ -323,6 +323,7 @@ class Command(BaseCommand):
         texts = make_queries(queries, seed)
         filters = make_filters(queries, seed, entity_ids, labels, laws)
         ws_id = workspace.pk
+        encoder = get_encoder()
 
         def listing(f: dict[str, Any]) -> Callable[[], object]:
             return lambda: search_data_room(workspace=workspace, filters=f, limit=20)
@@ -341,7 +342,8 @@ class Command(BaseCommand):
             "vector": [arm(q, ("vector",)) for q in texts],
             "hybrid": [hybrid(q, None) for q in texts],
             "hybrid_filtered": [hybrid(q, f) for q, f in zip(texts, filters, strict=True)],
-            "query_embedding": [lambda q=q: embed_query(q) for q in texts],
+            # The encoder itself, uncached: what a query never seen by this process adds.
+            "query_embedding": [lambda q=q: encoder.encode_queries([q]) for q in texts],
         }
 
     def _measure(
