@@ -7,6 +7,7 @@ tenant scope; none knows whether MCP, REST, the CLI or the agent called it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -264,12 +265,18 @@ def search_data_room(
 
     excluded_unknown: list[dict[str, Any]] = []
     if conditions:
-        for document in base.filter(pass_or_unknown_q).filter(any_unknown_q).order_by("ref"):
-            fields = [
-                name for name, (_, unknown) in conditions.items() if _is_unknown(document, name)
-            ]
+        # Thousands of contracts may lack a date: plain rows, no model instances or parties.
+        unknown_rows = (
+            base.filter(pass_or_unknown_q)
+            .filter(any_unknown_q)
+            .prefetch_related(None)
+            .order_by("ref")
+            .values("ref", "title", "governing_law", "signature_date", "effective_end_date")
+        )
+        for row in unknown_rows:
+            fields = [name for name in conditions if _is_unknown(row, name)]
             excluded_unknown.append(
-                {"contract_id": document.ref, "title": document.title, "unknown_fields": fields}
+                {"contract_id": row["ref"], "title": row["title"], "unknown_fields": fields}
             )
     excluded_by_amendment: dict[str, str] = {}
     if "end_date" in conditions and parsed.end_date:
@@ -283,9 +290,12 @@ def search_data_room(
             .exclude(_range_q("effective_end_date", parsed.end_date))
             .exclude(effective_end_date__isnull=True)
         )
-        for document in moved.order_by("ref"):
-            excluded_by_amendment[document.ref] = document.effective_end_explanation or (
-                f"fin effective {_iso(document.effective_end_date)} après avenant"
+        moved_rows = moved.prefetch_related(None).order_by("ref")
+        for ref, explanation, effective_end in moved_rows.values_list(
+            "ref", "effective_end_explanation", "effective_end_date"
+        ):
+            excluded_by_amendment[ref] = explanation or (
+                f"fin effective {_iso(effective_end)} après avenant"
             )
 
     total_candidates = _documents(workspace).count()
@@ -353,12 +363,12 @@ def _hit_score(hit: ChunkHit) -> float:
     return hit.rerank_score if hit.rerank_score is not None else hit.score
 
 
-def _is_unknown(document: Document, field: str) -> bool:
+def _is_unknown(row: Mapping[str, Any], field: str) -> bool:
     if field == "governing_law":
-        return not document.governing_law
+        return not row["governing_law"]
     if field == "signature_date":
-        return document.signature_date is None
-    return document.effective_end_date is None
+        return row["signature_date"] is None
+    return row["effective_end_date"] is None
 
 
 def _chunks_for(hits: dict[int, list[ChunkHit]], page: list[Document]) -> dict[int, Chunk]:
