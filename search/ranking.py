@@ -34,6 +34,10 @@ MATCH_BUDGET = 2000
 CANDIDATE_CAP = 4000
 # Chunks holding every query word that make the any-word search unnecessary.
 ENOUGH_ALL_WORDS_HITS = 30
+# Filters leaving at most this many documents: exact vector search over their chunks
+# (measured at 1M chunks: 3 contracts 13 ms, 100 contracts 95 ms; HNSW 4 and 30 ms, but a
+# filtered HNSW scan may stop short of the few matching chunks in a real workspace).
+EXACT_VECTOR_MAX_DOCUMENTS = 20
 # Operators of websearch syntax: a query using them is parsed as such, otherwise its words
 # are OR-ed (a natural-language question rarely has every word in one clause).
 _WEBSEARCH = re.compile(r'"|\bOR\b|(?:^|\s)-\w')
@@ -253,16 +257,24 @@ def vector_arm(
     document_ids: Sequence[int] | None,
     limit: int,
 ) -> list[tuple[int, int, float]]:
-    """(chunk id, document id, cosine similarity), nearest first, via the HNSW index."""
+    """(chunk id, document id, cosine similarity), nearest first.
+
+    Via the HNSW index, or exactly over the candidate documents' chunks when the filters
+    leave few documents: a filtered HNSW scan gives up after ``hnsw.max_scan_tuples`` and
+    could return nothing for a single contract in a large workspace.
+    """
     dim = int(dimension)
     where, params = _doc_filter(document_ids)
     literal = "[" + ",".join(f"{x:.7f}" for x in query_vector) + "]"
+    distance = f"c.embedding::vector({dim}) <=> %s::vector({dim})"
+    exact = document_ids is not None and len(document_ids) <= EXACT_VECTOR_MAX_DOCUMENTS
     sql = (
-        f"SELECT c.id, c.document_id, 1 - (c.embedding::vector({dim}) <=> %s::vector({dim})) "
+        f"SELECT c.id, c.document_id, 1 - ({distance}) "
         "FROM documents_chunk c "
         # The dimension is a literal so the planner can match the partial index on it.
         f"WHERE c.workspace_id = %s AND c.embedding_dim = {dim} AND c.embedding_model = %s{where} "
-        f"ORDER BY c.embedding::vector({dim}) <=> %s::vector({dim}) LIMIT %s"
+        # "+ 0": an expression the HNSW index cannot serve, so the document index is used.
+        f"ORDER BY {f'({distance}) + 0' if exact else distance} LIMIT %s"
     )
     with connection.cursor() as cursor:
         # Filtered HNSW scans keep going until `limit` rows pass the filters.

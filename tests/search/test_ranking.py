@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from config.db_backend.checks import fulltext_index_usable
 from documents.pipeline import run_in_process
@@ -138,3 +139,29 @@ def test_parallel_arms_never_widen_the_scope(clauses: Room, settings):
         assert ranking._parallel_worthwhile(clauses.workspace.pk)
         # A workspace outside the caller's scope never gets a second connection.
         assert not ranking._parallel_worthwhile(foreign.pk)
+
+
+def test_vector_arm_is_exact_over_few_documents(clauses: Room, monkeypatch):
+    from documents.models import Document
+
+    with tenant_scope(workspace_ids=[clauses.workspace.pk]):
+        document_ids = list(
+            Document.objects.filter(workspace=clauses.workspace).values_list("id", flat=True)
+        )
+        vector, dimension, model = ranking.embed_query("préavis de résiliation")
+        arguments = {
+            "workspace_id": clauses.workspace.pk,
+            "query_vector": vector,
+            "dimension": dimension,
+            "model": model,
+            "document_ids": document_ids,
+            "limit": 10,
+        }
+        with CaptureQueriesContext(connection) as exact_queries:
+            exact = ranking.vector_arm(**arguments)
+        monkeypatch.setattr(ranking, "EXACT_VECTOR_MAX_DOCUMENTS", 0)
+        with CaptureQueriesContext(connection) as indexed_queries:
+            indexed = ranking.vector_arm(**arguments)
+    assert exact and [row[0] for row in exact] == [row[0] for row in indexed]
+    assert ") + 0 LIMIT" in exact_queries.captured_queries[-1]["sql"]
+    assert ") + 0 LIMIT" not in indexed_queries.captured_queries[-1]["sql"]
