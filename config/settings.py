@@ -199,11 +199,6 @@ LEXROOM_MCP_MAX_BODY_BYTES = env_int("LEXROOM_MCP_MAX_BODY_BYTES", 1024 * 1024, 
 
 # --- Search.
 LEXROOM_VECTOR_MIN_SIMILARITY = env_float("LEXROOM_VECTOR_MIN_SIMILARITY", 0.25)
-# Workspaces with at least this many chunks run the full-text and vector arms at once, on two
-# database connections (0: never).
-LEXROOM_SEARCH_PARALLEL_MIN_CHUNKS = env_int(
-    "LEXROOM_SEARCH_PARALLEL_MIN_CHUNKS", 50_000, minimum=0
-)
 LEXROOM_RERANK = env_str("LEXROOM_RERANK", "auto")  # auto (GPU only) | on | off
 if LEXROOM_RERANK not in {"auto", "on", "off"}:
     raise ImproperlyConfigured(f"LEXROOM_RERANK={LEXROOM_RERANK!r}: use auto, on or off.")

@@ -11,17 +11,15 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 
 from documents.embeddings import get_encoder, resolve_model_path
 from documents.textsearch import QUERY_CONFIGS, fold
-from workspaces.tenancy import current_workspace_ids, tenant_scope
 
 # SQL here is assembled from constants (configurations, integer dimensions, fixed clauses);
 # every value from a caller is a bound parameter (ruff S608 is silenced for this file).
@@ -387,22 +385,12 @@ def rank_chunks(
 ) -> list[ChunkHit]:
     """Chunks for ``query`` among ``document_ids`` (None: the whole workspace), best first."""
     lists: dict[str, list[tuple[int, int, float]]] = {}
-    pending: Future[list[tuple[int, int, float]]] | None = None
-    if "vector" in arms and "fts" in arms and _parallel_worthwhile(workspace_id):
-        # The query embedding and vector arm on a second connection while full-text runs here.
-        pending = _arm_pool().submit(
-            _scoped_vector_rows, workspace_id, query, document_ids, oversample
-        )
     if "fts" in arms:
         lists["fts"] = fts_arm(
             workspace_id=workspace_id, query=query, document_ids=document_ids, limit=oversample
         )
     if "vector" in arms:
-        rows = (
-            pending.result()
-            if pending is not None
-            else _vector_rows(workspace_id, query, document_ids, oversample)
-        )
+        rows = _vector_rows(workspace_id, query, document_ids, oversample)
         # Far neighbours are not evidence; keep them only if full-text also found them.
         floor = settings.LEXROOM_VECTOR_MIN_SIMILARITY
         fts_ids = {row[0] for row in lists.get("fts", [])}
@@ -434,38 +422,6 @@ def _vector_rows(
         document_ids=document_ids,
         limit=limit,
     )
-
-
-def _parallel_worthwhile(workspace_id: int) -> bool:
-    """Two connections pay off on large workspaces only, and only inside a tenant scope that
-    already holds the workspace (the second connection gets that one workspace, no more)."""
-    threshold = settings.LEXROOM_SEARCH_PARALLEL_MIN_CHUNKS
-    if not threshold or workspace_id not in current_workspace_ids():
-        return False
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT chunks FROM search_textstats WHERE workspace_id = %s", [workspace_id]
-        )
-        row = cursor.fetchone()
-    return row is not None and row[0] >= threshold
-
-
-@cache
-def _arm_pool() -> ThreadPoolExecutor:
-    # Each worker thread keeps its own database connection between searches.
-    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="lexroom-search-arm")
-
-
-def _scoped_vector_rows(
-    workspace_id: int, query: str, document_ids: Sequence[int] | None, limit: int
-) -> list[tuple[int, int, float]]:
-    # This thread's connection lives as a request's would (DATABASE_CONN_MAX_AGE).
-    close_old_connections()
-    try:
-        with tenant_scope(workspace_ids=(workspace_id,)):
-            return _vector_rows(workspace_id, query, document_ids, limit)
-    finally:
-        close_old_connections()
 
 
 def _chunk_texts(chunk_ids: list[int]) -> dict[int, str]:

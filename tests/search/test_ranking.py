@@ -115,32 +115,6 @@ def test_fulltext_match_uses_the_gin_index_under_row_level_security(clauses: Roo
     assert "Bitmap Index Scan on chunk_search_vector_gin" in plan, plan
 
 
-@pytest.mark.django_db(transaction=True)
-def test_parallel_arms_give_the_same_ranking_on_a_second_connection(clauses: Room, settings):
-    # Committed data (transactional test): the vector arm's own connection must see it.
-    with tenant_scope(workspace_ids=[clauses.workspace.pk]):
-        settings.LEXROOM_SEARCH_PARALLEL_MIN_CHUNKS = 0
-        sequential = ranking.rank_chunks(
-            workspace_id=clauses.workspace.pk, query="préavis de résiliation", document_ids=None
-        )
-        settings.LEXROOM_SEARCH_PARALLEL_MIN_CHUNKS = 1
-        assert ranking._parallel_worthwhile(clauses.workspace.pk)
-        parallel = ranking.rank_chunks(
-            workspace_id=clauses.workspace.pk, query="préavis de résiliation", document_ids=None
-        )
-    assert [(h.chunk_id, h.arms) for h in parallel] == [(h.chunk_id, h.arms) for h in sequential]
-    assert any("vector" in hit.arms for hit in parallel)
-
-
-def test_parallel_arms_never_widen_the_scope(clauses: Room, settings):
-    settings.LEXROOM_SEARCH_PARALLEL_MIN_CHUNKS = 1
-    foreign = clauses.foreign_workspace
-    with tenant_scope(workspace_ids=[clauses.workspace.pk]):
-        assert ranking._parallel_worthwhile(clauses.workspace.pk)
-        # A workspace outside the caller's scope never gets a second connection.
-        assert not ranking._parallel_worthwhile(foreign.pk)
-
-
 def test_vector_arm_is_exact_over_few_documents(clauses: Room, monkeypatch):
     from documents.models import Document
 

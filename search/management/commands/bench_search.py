@@ -258,7 +258,9 @@ class Command(BaseCommand):
         indexes = bench.SharedIndexes(encoder.dimension)
         if reused:
             built: dict[str, Any] = {"gin": None, "hnsw": None, "skipped": "reused workspace"}
-            if not TextStats.objects.filter(workspace=workspace).exists():
+            with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+                computed = TextStats.objects.filter(workspace=workspace).exists()
+            if not computed:
                 built["text_stats"] = self._text_stats(workspace)  # runs kept by older code
             return None, built
         # Loading into indexed tables costs far more than building the indexes afterwards.
