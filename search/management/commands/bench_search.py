@@ -27,13 +27,13 @@ from django.test.utils import override_settings
 
 from documents.embeddings import Encoder, get_encoder, pick_device, resolve_model_path
 from documents.models import Document, Entity
-from documents.services import workspace_contents_delete
+from documents.services import workspace_contents_delete, workspace_purge_throwaway
 from search import bench
 from search.models import TextStats
 from search.ranking import _cross_encoder, rank_chunks
 from search.selectors import search_data_room
 from search.services import text_stats_refresh
-from workspaces.models import AuditEvent, Workspace
+from workspaces.models import Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
 from workspaces.tenancy import tenant_scope
 
@@ -232,18 +232,9 @@ class Command(BaseCommand):
         return workspace, False
 
     def _remove(self, workspace: Workspace) -> None:
-        """Delete the workspace and its contents; the firm and user too when unused."""
-        firm = workspace.firm
-        workspace_contents_delete(workspace=workspace)
-        with tenant_scope(workspace_ids=(workspace.pk,), firm_id=firm.pk):
-            # Runs kept with --keep (or bench_ingest's) still use the firm: leave it alone.
-            firm_unused = not Workspace.objects.filter(firm=firm).exclude(pk=workspace.pk).exists()
-            audit = AuditEvent.objects.filter(firm=firm)
-            (audit if firm_unused else audit.filter(workspace=workspace)).delete()
-            workspace.delete()
-            if firm_unused:
-                firm.users.all().delete()
-                firm.delete()
+        """Delete the workspace and its contents; the firm and user too when unused (runs
+        kept with --keep, or bench_ingest's, still use the firm)."""
+        workspace_purge_throwaway(workspace=workspace)
         self._note(f"Removed workspace {workspace.slug}.")
 
     def _prepare(
