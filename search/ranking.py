@@ -24,7 +24,7 @@ from documents.textsearch import QUERY_CONFIGS, fold
 # SQL here is assembled from constants (configurations, integer dimensions, fixed clauses);
 # every value from a caller is a bound parameter (ruff S608 is silenced for this file).
 RRF_K = 60
-# Chunks ts_rank_cd pre-selects for BM25 rescoring (BM25 unnests each candidate's tsvector).
+# Chunks ts_rank pre-selects for BM25 rescoring (BM25 unnests each candidate's tsvector).
 BM25_CANDIDATES = 300
 # Chunks the rarest query words may match between them; more common words only score.
 MATCH_BUDGET = 2000
@@ -188,12 +188,13 @@ def fts_arm(
     )
     rows: list[tuple[int, int, float]] = []
     with connection.cursor() as cursor:
+        if stats is None:
+            cursor.execute(
+                candidates, [rank_text, workspace_id, rank_text, *params, CANDIDATE_CAP, preselect]
+            )
+            return [(row[0], row[1], float(row[3])) for row in cursor.fetchall()]
         for match_text in filter(None, matches):
             candidate_params = [rank_text, workspace_id, match_text, *params, CANDIDATE_CAP]
-            if stats is None:
-                cursor.execute(candidates, [*candidate_params, preselect])
-                return [(row[0], row[1], float(row[3])) for row in cursor.fetchall()]
-            idf = {stem: stats.idf[stem] for stem in stems}
             cursor.execute(
                 f"WITH candidates AS ({candidates}), "
                 "terms AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS t(lexeme, idf)) "
@@ -208,8 +209,8 @@ def fts_arm(
                 [
                     *candidate_params,
                     preselect,
-                    list(idf),
-                    list(idf.values()),
+                    list(stats.idf),
+                    list(stats.idf.values()),
                     stats.mean_length,
                     limit,
                 ],
@@ -390,7 +391,15 @@ def rank_chunks(
             workspace_id=workspace_id, query=query, document_ids=document_ids, limit=oversample
         )
     if "vector" in arms:
-        rows = _vector_rows(workspace_id, query, document_ids, oversample)
+        vector, dimension, model = embed_query(query)
+        rows = vector_arm(
+            workspace_id=workspace_id,
+            query_vector=vector,
+            dimension=dimension,
+            model=model,
+            document_ids=document_ids,
+            limit=oversample,
+        )
         # Far neighbours are not evidence; keep them only if full-text also found them.
         floor = settings.LEXROOM_VECTOR_MIN_SIMILARITY
         fts_ids = {row[0] for row in lists.get("fts", [])}
@@ -408,20 +417,6 @@ def rank_chunks(
         texts = _chunk_texts([hit.chunk_id for hit in top])
         hits = rerank(query, top, texts)
     return hits
-
-
-def _vector_rows(
-    workspace_id: int, query: str, document_ids: Sequence[int] | None, limit: int
-) -> list[tuple[int, int, float]]:
-    vector, dimension, model = embed_query(query)
-    return vector_arm(
-        workspace_id=workspace_id,
-        query_vector=vector,
-        dimension=dimension,
-        model=model,
-        document_ids=document_ids,
-        limit=limit,
-    )
 
 
 def _chunk_texts(chunk_ids: list[int]) -> dict[int, str]:

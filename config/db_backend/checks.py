@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
+from config.db_backend.server import LEAKPROOF_FULLTEXT
+
 REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
 MINIMUM_SERVER_VERSION = 150000
 
@@ -56,8 +58,6 @@ def ensure_extensions(connection: BaseDatabaseWrapper) -> None:
 def fulltext_index_usable(connection: BaseDatabaseWrapper) -> str | None:
     """None when full-text matching can use its GIN index under row-level security; else
     what a superuser must run (searches still work, scanning the whole workspace)."""
-    from config.db_backend.server import LEAKPROOF_FULLTEXT
-
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT proleakproof FROM pg_proc WHERE oid = "
