@@ -8,9 +8,10 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from agents.tools import ToolError, call_tool, tool_definitions
+from workspaces.authentication import request_token
+from workspaces.drf import ScopedAPIView
 from workspaces.models import User
 
 ERROR_STATUS = {
@@ -29,14 +30,18 @@ class ToolDefinitionSerializer(serializers.Serializer[Any]):
     annotations = serializers.DictField()
 
 
-class ToolListApi(APIView):
+class ToolListApi(ScopedAPIView):
     @extend_schema(responses=ToolDefinitionSerializer(many=True))
     def get(self, request: Request) -> Response:
         return Response(tool_definitions())
 
 
-class ToolCallApi(APIView):
+class ToolCallApi(ScopedAPIView):
     """Call a tool with a JSON object of arguments; the body of the response is its result."""
+
+    # POST for every tool: the registry knows which tools write and refuses those to
+    # read-only tokens.
+    writes_data = False
 
     @extend_schema(
         request={"application/json": {"type": "object"}},
@@ -54,7 +59,7 @@ class ToolCallApi(APIView):
                 name=name,
                 arguments=dict(arguments),
                 user=cast(User, request.user),
-                token=getattr(request._request, "auth_token", None),
+                token=request_token(request),
                 via="rest",
             )
         except ToolError as exc:

@@ -220,7 +220,12 @@ REST_FRAMEWORK = {
         "workspaces.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["workspaces.authentication.TokenPermissions"],
+    "DEFAULT_PARSER_CLASSES": [
+        "workspaces.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Lexroom API",

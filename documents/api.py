@@ -10,11 +10,11 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from documents.models import Document, IngestBatch
 from documents.pipeline import refusals, store_uploads
 from documents.selectors import document_get, document_links, document_list
+from workspaces.drf import ScopedAPIView
 from workspaces.models import Role, User, Workspace
 from workspaces.selectors import RoleRequired, workspace_get_for_member
 
@@ -56,7 +56,7 @@ class DocumentSummarySerializer(serializers.ModelSerializer[Document]):
         )
 
 
-class DocumentListApi(APIView):
+class DocumentListApi(ScopedAPIView):
     @extend_schema(responses=DocumentSummarySerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
         workspace = _workspace(request, slug)
@@ -64,7 +64,7 @@ class DocumentListApi(APIView):
         return Response(DocumentSummarySerializer(documents, many=True).data)
 
 
-class DocumentDetailApi(APIView):
+class DocumentDetailApi(ScopedAPIView):
     @extend_schema_serializer(component_name="DocumentDetail")
     class OutputSerializer(DocumentSummarySerializer):
         amends = serializers.SerializerMethodField()
@@ -107,7 +107,7 @@ class DocumentDetailApi(APIView):
         return Response(self.OutputSerializer(document, context=context).data)
 
 
-class DocumentUploadApi(APIView):
+class DocumentUploadApi(ScopedAPIView):
     """Multipart upload of one or more files (field ``files``); processing is queued."""
 
     parser_classes = (MultiPartParser,)
@@ -153,7 +153,7 @@ class DocumentUploadApi(APIView):
         return Response(self.OutputSerializer(body).data, status=code)
 
 
-class BatchStatusApi(APIView):
+class BatchStatusApi(ScopedAPIView):
     @extend_schema(
         responses=OpenApiResponse(description="Statuses of the batch's documents and refusals.")
     )

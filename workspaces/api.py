@@ -8,8 +8,8 @@ from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from workspaces.drf import ScopedAPIView
 from workspaces.models import User, Workspace
 from workspaces.selectors import membership_role, workspace_get_for_member, workspace_list_for_user
 
@@ -20,14 +20,14 @@ class WorkspaceSerializer(serializers.ModelSerializer[Workspace]):
         fields: tuple[str, ...] = ("slug", "title", "created_at")
 
 
-class WorkspaceListApi(APIView):
+class WorkspaceListApi(ScopedAPIView):
     @extend_schema(responses=WorkspaceSerializer(many=True))
     def get(self, request: Request) -> Response:
         workspaces = workspace_list_for_user(user=cast(User, request.user))
         return Response(WorkspaceSerializer(workspaces, many=True).data)
 
 
-class WorkspaceDetailApi(APIView):
+class WorkspaceDetailApi(ScopedAPIView):
     @extend_schema_serializer(component_name="WorkspaceDetail")
     class OutputSerializer(WorkspaceSerializer):
         role = serializers.SerializerMethodField()

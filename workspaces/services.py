@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
+from workspaces.credentials import acting_token_id
 from workspaces.models import AuditEvent, Firm, Membership, Role, User, Workspace
 from workspaces.tenancy import current_workspace_ids, tenant_scope
 
@@ -24,7 +25,14 @@ def audit_record(
     target: str = "",
     details: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    """Append an audit row. Must run inside a tenant scope that covers ``workspace``."""
+    """Append an audit row. Must run inside a tenant scope that covers ``workspace``.
+
+    A write made with a personal token records the token's id (``details.token_id``).
+    """
+    details = dict(details or {})
+    token_id = acting_token_id()
+    if token_id is not None:
+        details.setdefault("token_id", token_id)
     return AuditEvent.objects.create(
         firm=firm,
         workspace=workspace,
@@ -32,7 +40,7 @@ def audit_record(
         actor_label=actor_label or (actor.email if actor else "system"),
         action=action,
         target=target[:200],
-        details=details or {},
+        details=details,
     )
 
 

@@ -2,13 +2,19 @@
 
 Every entry point (request, task, tool call, management command) enters one of these
 context managers; selectors then see only the workspaces in scope, and Postgres enforces it.
+
+Scopes nest safely: each saves the outer scope's settings and puts them back when it ends,
+and an inner scope may only *narrow* the outer one. Asking for a workspace the outer scope
+does not grant raises :class:`ScopeWidening`; the one way to widen is the audited
+:func:`tenant_bypass`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import connection, transaction
@@ -16,26 +22,41 @@ from django.db import connection, transaction
 from workspaces.rls import SETTING_FIRM_ID, SETTING_USER_ID, SETTING_WORKSPACE_IDS
 
 if TYPE_CHECKING:
-    from workspaces.models import Firm, User
+    from workspaces.models import Firm, User, Workspace
 
-_scope: ContextVar[tuple[int, ...] | None] = ContextVar("lexroom_tenant_scope", default=None)
+
+class ScopeWidening(PermissionError):
+    """An inner scope asked for more than its outer scope grants (a programming error)."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the current transaction may see.
+
+    ``firm_wide``: the scope stands for every workspace of ``firm_id``, including one created
+    inside it (a firm admin's request, a bypass), so an inner scope may name any of them.
+    ``user_only``: the workspaces ``user_id`` may open, possibly narrowed by a token's
+    ``only`` list — what :func:`user_scope` reuses instead of querying again.
+    """
+
+    workspace_ids: tuple[int, ...]
+    user_id: int | None
+    firm_id: int | None
+    firm_wide: bool = False
+    user_only: tuple[int, ...] | None = None
+
+
+_scope: ContextVar[Scope | None] = ContextVar("lexroom_tenant_scope", default=None)
+
+
+def current_scope() -> Scope | None:
+    return _scope.get()
 
 
 def current_workspace_ids() -> tuple[int, ...]:
     """The workspaces in scope for this context (empty outside any scope)."""
-    return _scope.get() or ()
-
-
-def _read_settings() -> tuple[str, str, str]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT coalesce(current_setting(%s, true), ''),"
-            " coalesce(current_setting(%s, true), ''),"
-            " coalesce(current_setting(%s, true), '')",
-            [SETTING_WORKSPACE_IDS, SETTING_USER_ID, SETTING_FIRM_ID],
-        )
-        workspace_ids, user_id, firm_id = cursor.fetchone()
-    return workspace_ids, user_id, firm_id
+    scope = _scope.get()
+    return scope.workspace_ids if scope is not None else ()
 
 
 def _write_settings(workspace_ids: str, user_id: str, firm_id: str) -> None:
@@ -54,66 +75,142 @@ def _write_settings(workspace_ids: str, user_id: str, firm_id: str) -> None:
         )
 
 
+def _apply(scope: Scope | None) -> None:
+    if scope is None:
+        _write_settings("", "", "")
+        return
+    _write_settings(
+        ",".join(str(i) for i in scope.workspace_ids),
+        "" if scope.user_id is None else str(scope.user_id),
+        "" if scope.firm_id is None else str(scope.firm_id),
+    )
+
+
+def _check_narrows(outer: Scope, inner: Scope) -> None:
+    if outer.firm_id is not None and inner.firm_id not in (None, outer.firm_id):
+        raise ScopeWidening("An inner tenant scope cannot switch to another firm.")
+    if inner.user_id is not None and inner.user_id != outer.user_id:
+        raise ScopeWidening("An inner tenant scope cannot act for another user.")
+    extra = set(inner.workspace_ids) - set(outer.workspace_ids)
+    if not extra:
+        return
+    if outer.firm_wide and outer.firm_id is not None:
+        from workspaces.models import Workspace
+
+        # A firm-wide scope grants the firm's workspaces, also one created inside it.
+        same_firm = Workspace.objects.filter(pk__in=extra, firm_id=outer.firm_id).count()
+        if same_firm == len(extra):
+            return
+    raise ScopeWidening(
+        f"An inner tenant scope asked for workspaces {sorted(extra)} that the outer scope "
+        "does not grant; use tenant_bypass for an audited firm-wide scope."
+    )
+
+
+@contextmanager
+def _enter(scope: Scope, *, check: bool = True) -> Iterator[Scope]:
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        outer = _scope.get()
+        if check and outer is not None:
+            _check_narrows(outer, scope)
+        _apply(scope)
+        token = _scope.set(scope)
+        try:
+            yield scope
+        finally:
+            _scope.reset(token)
+        # Normal exit: hand the outer scope (or the bare transaction) its settings back. On
+        # an error the savepoint's rollback restores them by itself, and the transaction may
+        # accept no query; at the end of the outermost transaction they die with it.
+        if not outermost and not transaction.get_rollback():
+            _apply(outer)
+
+
+def _ids(workspace_ids: Iterable[int]) -> tuple[int, ...]:
+    return tuple(sorted({int(i) for i in workspace_ids}))
+
+
 @contextmanager
 def tenant_scope(
     *, workspace_ids: Iterable[int], user_id: int | None = None, firm_id: int | None = None
 ) -> Iterator[None]:
-    """Run the block in a transaction where exactly ``workspace_ids`` are visible."""
-    ids = tuple(sorted({int(i) for i in workspace_ids}))
-    with transaction.atomic():
-        previous = _read_settings()
-        _write_settings(
-            ",".join(str(i) for i in ids),
-            "" if user_id is None else str(int(user_id)),
-            "" if firm_id is None else str(int(firm_id)),
-        )
-        token = _scope.set(ids)
-        try:
-            yield
-        finally:
-            _scope.reset(token)
-        # Nested scope: hand the outer scope its settings back. (On error the savepoint
-        # rollback restores them by itself.)
-        _write_settings(*previous)
+    """Run the block in a transaction where exactly ``workspace_ids`` are visible.
+
+    Inside another scope, ``workspace_ids`` must be among the outer scope's (or, in a
+    firm-wide scope, the same firm's): otherwise :class:`ScopeWidening`.
+    """
+    scope = Scope(
+        _ids(workspace_ids),
+        None if user_id is None else int(user_id),
+        None if firm_id is None else int(firm_id),
+    )
+    with _enter(scope):
+        yield
+
+
+def workspace_scope(workspace: Workspace) -> AbstractContextManager[None]:
+    """The scope of one workspace (tasks, commands, services working on one workspace)."""
+    return tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id)
 
 
 @contextmanager
 def user_scope(user: User, *, only: Iterable[int] | None = None) -> Iterator[tuple[int, ...]]:
     """Scope for a signed-in user: their workspaces (all the firm's for a firm admin).
 
-    ``only`` narrows it further (a token restricted to some workspaces).
+    ``only`` narrows it further (a token restricted to some workspaces). Inside a scope that
+    already is this user's (a tool called during a request), that scope is reused, narrowed
+    by ``only``: no second lookup of the user's workspaces.
     """
     from workspaces.models import Membership, Workspace
 
+    allowed = set(only) if only else None
+    outer = _scope.get()
+    if outer is not None and outer.user_only is not None and outer.user_id == user.pk:
+        ids = tuple(i for i in outer.user_only if allowed is None or i in allowed)
+        scope = Scope(ids, user.pk, user.firm_id, user_only=ids)
+        with _enter(scope):
+            yield ids
+        return
     with transaction.atomic():
-        # First let the user read their own memberships, then widen to their workspaces.
-        _write_settings("", str(user.pk), str(user.firm_id))
+        # First let the user read their own memberships (nothing else), then widen to their
+        # workspaces. The probe narrows any outer scope, and the scope below replaces it.
+        probe = Scope((), user.pk, user.firm_id)
+        if outer is not None:
+            _check_narrows(outer, probe)
+        _apply(probe)
         if user.is_firm_admin:
-            ids = list(Workspace.objects.filter(firm_id=user.firm_id).values_list("id", flat=True))
+            found = list(
+                Workspace.objects.filter(firm_id=user.firm_id).values_list("id", flat=True)
+            )
         else:
-            ids = list(Membership.objects.filter(user=user).values_list("workspace_id", flat=True))
-        if only:
-            allowed = set(only)
-            ids = [i for i in ids if i in allowed]
-        with tenant_scope(workspace_ids=ids, user_id=user.pk, firm_id=user.firm_id):
-            yield current_workspace_ids()
+            found = list(
+                Membership.objects.filter(user=user).values_list("workspace_id", flat=True)
+            )
+        ids = _ids(i for i in found if allowed is None or i in allowed)
+        firm_wide = bool(user.is_firm_admin and allowed is None)
+        scope = Scope(ids, user.pk, user.firm_id, firm_wide=firm_wide, user_only=ids)
+        with _enter(scope):
+            yield ids
 
 
 @contextmanager
 def tenant_bypass(*, firm: Firm, reason: str, actor_label: str) -> Iterator[tuple[int, ...]]:
     """Explicit, audited scope over every workspace of a firm (firm-wide reports, set-up).
 
-    The audit row is written inside the same transaction: no bypass without its trace.
+    The one scope that may widen an outer one. The audit row is written inside the same
+    transaction: no bypass without its trace.
     """
     from workspaces.models import Workspace
     from workspaces.services import audit_record
 
-    ids = list(Workspace.objects.filter(firm=firm).values_list("id", flat=True))
-    with tenant_scope(workspace_ids=ids, firm_id=firm.pk):
+    ids = _ids(Workspace.objects.filter(firm=firm).values_list("id", flat=True))
+    outer = _scope.get()
+    with _enter(Scope(ids, outer.user_id if outer else None, firm.pk, firm_wide=True), check=False):
         audit_record(
             firm=firm,
             actor_label=actor_label,
             action="tenancy.bypass",
             details={"reason": reason, "workspace_count": len(ids)},
         )
-        yield current_workspace_ids()
+        yield ids

@@ -23,7 +23,9 @@ from pydantic import BaseModel, ValidationError
 
 from agents.tools.schema import flatten_schema
 from search.filters import ToolInputError
+from workspaces.credentials import acting_token
 from workspaces.models import ROLE_RANK, PersonalToken, Role, User, Workspace
+from workspaces.parsers import MAX_JSON_DEPTH, json_depth
 from workspaces.selectors import membership_role
 from workspaces.services import audit_record
 from workspaces.tenancy import tenant_scope, user_scope
@@ -145,6 +147,10 @@ def _rate_limit(key: str) -> None:
 def _validate(tool: Tool, arguments: dict[str, Any]) -> BaseModel:
     if not isinstance(arguments, dict):
         raise ToolError("invalid_arguments", "Arguments must be a JSON object.")
+    if json_depth(arguments) > MAX_JSON_DEPTH:
+        raise ToolError(
+            "invalid_arguments", f"Arguments nest more than {MAX_JSON_DEPTH} levels deep."
+        )
     try:
         return tool.input_model.model_validate(arguments)
     except ValidationError as exc:
@@ -190,7 +196,9 @@ def _workspace_for(
     )
 
 
-def _digest(arguments: dict[str, Any]) -> str:
+def _digest(arguments: dict[str, Any]) -> str | None:
+    if json_depth(arguments) > MAX_JSON_DEPTH:
+        return None  # refused for its depth; hashing it could exhaust the stack
     canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
@@ -207,10 +215,14 @@ def call_tool(
     _load()
     started = time.perf_counter()
     try:
-        return _call(name, arguments, user, token, via, started)
+        with acting_token(token):
+            return _call(name, arguments, user, token, via, started)
     except ToolError as exc:
         # Refusals are audited too (who tried what), outside the rolled-back transaction.
-        with tenant_scope(workspace_ids=(), user_id=user.pk, firm_id=user.firm_id):
+        with (
+            acting_token(token),
+            tenant_scope(workspace_ids=(), user_id=user.pk, firm_id=user.firm_id),
+        ):
             audit_record(
                 firm=user.firm,
                 actor=user,

@@ -7,7 +7,13 @@ from django.db import IntegrityError, ProgrammingError, connection, transaction
 
 from tests.conftest import Room
 from workspaces.models import AuditEvent, Membership, Role
-from workspaces.tenancy import tenant_bypass, tenant_scope, user_scope
+from workspaces.tenancy import (
+    ScopeWidening,
+    current_workspace_ids,
+    tenant_bypass,
+    tenant_scope,
+    user_scope,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -88,10 +94,40 @@ def test_scope_is_transaction_local(room: Room):
 
 
 def test_nested_scope_restores_the_outer_one(room: Room):
-    with tenant_scope(workspace_ids=[room.workspace.pk]):
+    with tenant_scope(workspace_ids=[room.workspace.pk, room.foreign_workspace.pk]):
         with tenant_scope(workspace_ids=[room.foreign_workspace.pk]):
             assert Membership.objects.count() == 1
+        assert Membership.objects.count() == 4
+
+
+def test_nested_scope_may_not_widen_the_outer_one(room: Room):
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        with pytest.raises(ScopeWidening), tenant_scope(workspace_ids=[room.foreign_workspace.pk]):
+            pass
+        # The refusal left the outer scope as it was.
         assert Membership.objects.count() == 3
+
+
+def test_nested_scope_may_not_act_for_another_user(room: Room):
+    with user_scope(room.viewer):
+        with pytest.raises(ScopeWidening), tenant_scope(workspace_ids=(), user_id=room.owner.pk):
+            pass
+
+
+def test_user_scope_inside_a_user_scope_reuses_and_restores_it(room: Room):
+    with user_scope(room.owner) as outer:
+        with user_scope(room.owner, only=[room.foreign_workspace.pk]) as inner:
+            assert inner == ()
+            assert not Membership.objects.exclude(user=room.owner).exists()
+        assert current_workspace_ids() == outer == (room.workspace.pk,)
+        assert Membership.objects.count() == 3
+
+
+def test_bypass_may_widen_and_gives_the_outer_scope_back(room: Room):
+    with tenant_scope(workspace_ids=()):
+        with tenant_bypass(firm=room.firm, reason="set-up", actor_label="cli"):
+            assert Membership.objects.count() == 3
+        assert Membership.objects.count() == 0
 
 
 def test_user_scope_covers_only_the_users_workspaces(room: Room):
