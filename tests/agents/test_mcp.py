@@ -366,6 +366,22 @@ def test_revoked_and_expired_tokens_and_no_token_get_401(world):
     assert _post(world, body, token=world.token_a).status_code == 200
 
 
+def test_a_signed_in_session_cookie_is_not_an_mcp_credential(world):
+    # /mcp takes tokens only: a browser's session (say, a page that tricks it into posting
+    # to the local server) authenticates nothing there.
+    from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session["_auth_user_id"] = str(world.user_a.pk)
+    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+    session["_auth_user_hash"] = world.user_a.get_session_auth_hash()
+    session.create()
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    response = _post(world, body, cookie=f"{settings.SESSION_COOKIE_NAME}={session.session_key}")
+    _clean_error(response, 401)
+    session.delete()
+
+
 def test_read_only_token_cannot_call_a_write_tool(world):
     class WriteInput(BaseModel):
         model_config = ConfigDict(extra="forbid")

@@ -1,0 +1,376 @@
+"""The permission matrix: every URL pattern of the URLconf and every registered tool, run with
+every kind of credential, against the table below.
+
+A URL pattern or a tool that is not in the table fails the test, so nobody adds an endpoint
+without deciding who may use it. Outcomes: an HTTP status, ``login`` (302 to the site's login
+page) or ``admin-login`` (302 to the admin's). ``404`` for a workspace the caller cannot open
+is the same answer as for a missing one (checked by ``missing``, a slug that does not exist).
+
+``/mcp`` is not in the URLconf (it is mounted beside Django in config.asgi): its credentials
+are covered in tests/agents/test_mcp.py (tokens only; a session cookie gets 401).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+from django_q.models import Failure, OrmQ, Schedule, Success
+
+from agents.tools.registry import REGISTRY, _load
+from documents.models import Document, DocumentLink, DuplicateGroup, Entity
+from documents.pipeline import run_in_process
+from documents.services import batch_create, dataroom_store
+from tests.conftest import Room
+from tests.factories import UserFactory
+from workspaces.models import AuditEvent, PersonalToken
+from workspaces.services import workspace_create
+from workspaces.tenancy import tenant_bypass, tenant_scope
+from workspaces.tokens import token_create, token_revoke
+
+pytestmark = pytest.mark.django_db
+
+CREDENTIALS = (
+    "anonymous",
+    "owner",
+    "editor",
+    "viewer",
+    "outsider",  # same firm, not a member
+    "firm_admin",
+    "foreigner",  # another firm's user
+    "token_rw",  # the owner's tokens from here on
+    "token_ro",
+    "token_other_ws",  # read-write, restricted to another workspace of the owner
+    "token_expired",
+    "token_revoked",
+)
+SESSIONS = ("owner", "editor", "viewer", "outsider", "firm_admin", "foreigner")
+MEMBERS = ("owner", "editor", "viewer", "firm_admin")
+STRANGERS = ("outsider", "foreigner")
+LIVE_TOKENS = ("token_rw", "token_ro", "token_other_ws")
+DEAD_TOKENS = ("token_expired", "token_revoked")
+TOKENS = LIVE_TOKENS + DEAD_TOKENS
+
+
+def outcome(default: str, **groups: str) -> dict[str, str]:
+    """One expected outcome per credential: ``default``, then named groups or credentials."""
+    expected = dict.fromkeys(CREDENTIALS, default)
+    named = {
+        "sessions": SESSIONS,
+        "members": MEMBERS,
+        "strangers": STRANGERS,
+        "tokens": TOKENS,
+        "live_tokens": LIVE_TOKENS,
+        "dead_tokens": DEAD_TOKENS,
+    }
+    for key, value in groups.items():
+        for credential in named.get(key, (key,)):
+            expected[credential] = value
+    return expected
+
+
+# --- Policies ------------------------------------------------------------------------------
+# Pages: sessions only; a bearer header is ignored, so a token alone is anonymous.
+PAGE_ANY_USER = outcome("login", sessions="200")
+PAGE_MEMBER = outcome("login", members="200", strangers="404")
+PAGE_UPLOAD = outcome("login", owner="302", editor="302", firm_admin="302", viewer="403",
+                      strangers="404")  # fmt: skip
+LOGIN_PAGE = outcome("200", sessions="302")
+POST_ONLY = outcome("405")
+# The admin: firm admins only; everyone else, tokens included, is sent to its login.
+ADMIN = outcome("admin-login", firm_admin="200")
+ADMIN_DENIED = outcome("admin-login", firm_admin="403")  # superusers only
+ADMIN_REDIRECT = outcome("admin-login", firm_admin="302")
+ADMIN_MISSING = outcome("admin-login", firm_admin="404")
+ADMIN_LOGIN = outcome("200", firm_admin="302")
+ADMIN_LOGOUT = outcome("302", firm_admin="405")  # non-staff: sent to the admin index
+ADMIN_PASSWORD = outcome("admin-login", firm_admin="200")
+# The API: tokens or sessions; a dead token is a 401; a token restricted to another
+# workspace, a non-member and another firm's user get the 404 of a missing workspace.
+API_ANY_USER = outcome("200", anonymous="401", dead_tokens="401")
+API_MEMBER_READ = outcome(
+    "200", anonymous="401", strangers="404", token_other_ws="404", dead_tokens="401"
+)
+API_EDITOR_WRITE = outcome(
+    "202", anonymous="401", viewer="403", strangers="404", token_ro="403",
+    token_other_ws="404", dead_tokens="401",
+)  # fmt: skip
+# A tool on a workspace: read tools take read-only tokens too.
+TOOL_READ = API_MEMBER_READ
+TOOL_NO_WORKSPACE = API_ANY_USER
+
+
+def admin_model(prefix: str, *, add: dict[str, str] = ADMIN, delete: dict[str, str] = ADMIN,
+                change: dict[str, str] = ADMIN, base: dict[str, str] = ADMIN,
+                ) -> dict[str, dict[str, str]]:  # fmt: skip
+    """The five pages Django's admin gives a model (``base`` the list and history)."""
+    return {
+        f"admin/{prefix}/": base,
+        f"admin/{prefix}/add/": add,
+        f"admin/{prefix}/<path:object_id>/history/": base,
+        f"admin/{prefix}/<path:object_id>/delete/": delete,
+        f"admin/{prefix}/<path:object_id>/change/": change,
+        # A plain redirect to change/, which then decides.
+        f"admin/{prefix}/<path:object_id>/": ADMIN_REDIRECT,
+    }
+
+
+SUPERUSER_ONLY = {"add": ADMIN_DENIED, "delete": ADMIN_DENIED, "change": ADMIN_DENIED,
+                  "base": ADMIN_DENIED}  # fmt: skip
+
+ROUTES: dict[str, dict[str, str]] = {
+    "login/": LOGIN_PAGE,
+    "logout/": POST_ONLY,
+    "password/": PAGE_ANY_USER,
+    "password/done/": PAGE_ANY_USER,
+    "": PAGE_ANY_USER,
+    "w/<slug:slug>/": PAGE_MEMBER,
+    "w/<slug:slug>/documents/": PAGE_MEMBER,
+    "w/<slug:slug>/documents/upload/": PAGE_UPLOAD,
+    "w/<slug:slug>/documents/<str:ref>/": PAGE_MEMBER,
+    "admin/": ADMIN,
+    "admin/login/": ADMIN_LOGIN,
+    "admin/logout/": ADMIN_LOGOUT,
+    "admin/password_change/": ADMIN_PASSWORD,
+    "admin/password_change/done/": ADMIN_PASSWORD,
+    "admin/autocomplete/": outcome("admin-login", firm_admin="403"),  # needs a term + field
+    "admin/jsi18n/": ADMIN,
+    "admin/r/<path:content_type_id>/<path:object_id>/": ADMIN_MISSING,  # no public URLs
+    "admin/^(?P<app_label>auth|workspaces|documents|django_q)/$": ADMIN,
+    "admin/(?P<url>.*)$": ADMIN_MISSING,
+    **admin_model("auth/group", **SUPERUSER_ONLY),
+    **admin_model("workspaces/firm", add=ADMIN_DENIED, delete=ADMIN_DENIED),
+    "admin/workspaces/user/<id>/password/": ADMIN_PASSWORD,
+    **admin_model("workspaces/user"),
+    **admin_model("workspaces/workspace"),
+    **admin_model("workspaces/auditevent", add=ADMIN_DENIED, delete=ADMIN_DENIED),
+    **admin_model("documents/entity"),
+    **admin_model("documents/document", add=ADMIN_DENIED),
+    **admin_model("documents/duplicategroup", add=ADMIN_DENIED),
+    **admin_model("documents/documentlink"),
+    **admin_model("django_q/schedule", **SUPERUSER_ONLY),
+    **admin_model("django_q/success", **SUPERUSER_ONLY),
+    **admin_model("django_q/failure", **SUPERUSER_ONLY),
+    **admin_model("django_q/ormq", **SUPERUSER_ONLY),
+    "api/workspaces/": API_ANY_USER,
+    "api/workspaces/<slug:slug>/": API_MEMBER_READ,
+    "api/workspaces/<slug:slug>/documents/": API_MEMBER_READ,
+    "api/workspaces/<slug:slug>/documents/upload/": API_EDITOR_WRITE,
+    "api/workspaces/<slug:slug>/documents/<str:ref>/": API_MEMBER_READ,
+    "api/workspaces/<slug:slug>/batches/<int:batch_id>/": API_MEMBER_READ,
+    "api/tools": API_ANY_USER,
+    "api/tools/<str:name>": {},  # one row per tool: TOOLS below
+    "api/schema/": API_ANY_USER,
+    "api/docs/": API_ANY_USER,
+}
+
+TOOLS: dict[str, dict[str, str]] = {
+    "list_workspaces": TOOL_NO_WORKSPACE,
+    "describe_data_room": TOOL_READ,
+    "search_data_room": TOOL_READ,
+    "get_contract": TOOL_READ,
+    "find_duplicates": TOOL_READ,
+}
+TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "list_workspaces": {},
+    "get_contract": {"workspace": "deal-alpha", "contract_id": "c01"},
+    "search_data_room": {"workspace": "deal-alpha", "query": "loyer"},
+}
+
+# Requests that are not a plain GET.
+POSTS = {"w/<slug:slug>/documents/upload/", "api/workspaces/<slug:slug>/documents/upload/"}
+
+CONTRACT = {
+    "filename": "bail.txt",
+    "title": "Bail commercial",
+    "parties": ["SCI Alpha", "Boutique Beta SARL"],
+    "contract_type": "bail commercial",
+    "signature_date": "2022-01-10",
+    "end_date": "2031-01-09",
+    "governing_law": "droit français",
+    "content": "BAIL COMMERCIAL\n\nARTICLE 1 — DURÉE\nNeuf ans.\n\nARTICLE 2 — LOYER\n"
+    "Le loyer annuel est de 24 000 euros.",
+}
+
+
+def url_patterns() -> list[tuple[str, URLPattern]]:
+    """Every pattern of the URLconf, with its full route as written."""
+
+    def walk(patterns: list[Any], prefix: str) -> list[tuple[str, URLPattern]]:
+        found = []
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                found += walk(pattern.url_patterns, prefix + str(pattern.pattern))
+            else:
+                found.append((prefix + str(pattern.pattern), pattern))
+        return found
+
+    return walk(get_resolver().url_patterns, "")
+
+
+@dataclass
+class World:
+    room: Room
+    clients: dict[str, Client]
+    bearer: dict[str, str]
+    objects: dict[str, int | str]
+    batch_id: int
+
+
+def _bearer_client(raw: str) -> Client:
+    return Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
+
+
+@pytest.fixture
+def world(room: Room) -> World:
+    firm_admin = UserFactory(firm=room.firm, email="admin@alpha.test", is_firm_admin=True)
+    other, _ = workspace_create(firm=room.firm, slug="deal-two", title="Two", owner=room.owner)
+    with tenant_scope(workspace_ids=[room.workspace.pk], firm_id=room.firm.pk):
+        results = dataroom_store(workspace=room.workspace, entries=[CONTRACT], user=None)
+        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
+    run_in_process(workspace=room.workspace, batch=batch)
+    raw = {
+        "token_rw": token_create(user=room.owner, name="rw")[1],
+        "token_ro": token_create(user=room.owner, name="ro", read_only=True)[1],
+        "token_other_ws": token_create(user=room.owner, name="two", workspaces=[other])[1],
+        "token_expired": token_create(user=room.owner, name="old", expires_days=1)[1],
+        "token_revoked": token_create(user=room.owner, name="gone")[1],
+    }
+    PersonalToken.objects.filter(name="old").update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
+    token_revoke(token=PersonalToken.objects.get(name="gone"), actor=room.owner)
+
+    clients = {"anonymous": Client()}
+    for name in SESSIONS:
+        client = Client()
+        client.force_login(firm_admin if name == "firm_admin" else getattr(room, name))
+        clients[name] = client
+    for name, value in raw.items():
+        clients[name] = _bearer_client(value)
+
+    with tenant_bypass(firm=room.firm, reason="test fixtures", actor_label="test"):
+        document = Document.objects.get(workspace=room.workspace, ref="c01")
+        entity = Entity.objects.filter(workspace=room.workspace).first()
+        duplicates = DuplicateGroup.objects.create(
+            workspace=room.workspace, kind="exact", reason="t"
+        )
+        link = DocumentLink.objects.create(
+            workspace=room.workspace, source=document, target=document, kind="amends"
+        )
+        event = AuditEvent.objects.filter(firm=room.firm).first()
+    assert entity is not None and event is not None
+    # Install-wide rows only superusers may see (existing, so the admin checks permissions).
+    group = Group.objects.create(name="Partners")
+    now = timezone.now()
+    schedule = Schedule.objects.create(func="math.floor", name="nightly")
+    queued = OrmQ.objects.create(key="lexroom", payload="x", lock=None)
+    task_row = {"func": "math.floor", "started": now, "stopped": now}
+    Success.objects.create(id="ok1", name="ok1", success=True, **task_row)
+    Failure.objects.create(id="ko1", name="ko1", success=False, **task_row)
+    objects = {
+        "workspaces/firm": room.firm.pk,
+        "workspaces/user": room.viewer.pk,
+        "workspaces/workspace": room.workspace.pk,
+        "workspaces/auditevent": event.pk,
+        "documents/entity": entity.pk,
+        "documents/document": document.pk,
+        "documents/duplicategroup": duplicates.pk,
+        "documents/documentlink": link.pk,
+        "auth/group": group.pk,
+        "django_q/schedule": schedule.pk,
+        "django_q/ormq": queued.pk,
+        "django_q/success": "ok1",
+        "django_q/failure": "ko1",
+    }
+    return World(room, clients, raw, objects, batch.pk)
+
+
+def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
+    """The route with real values: objects of the room's firm, the workspace ``slug``."""
+    if route.startswith("admin/^("):
+        return "/admin/workspaces/"
+    if route == "admin/(?P<url>.*)$":
+        return "/admin/no-such-page/"
+    model = "/".join(route.split("/")[1:3]) if route.startswith("admin/") else ""
+    object_id = str(world.objects.get(model, 1))
+    values = {
+        "<slug:slug>": slug,
+        "<str:ref>": "c01",
+        "<int:batch_id>": str(world.batch_id),
+        "<path:object_id>": object_id,
+        "<id>": str(world.objects["workspaces/user"]),
+        "<path:content_type_id>": "1",
+    }
+    url = "/" + route
+    for placeholder, value in values.items():
+        url = url.replace(placeholder, value)
+    assert "<" not in url, f"no value for a parameter of {route}"
+    return url
+
+
+def observe(client: Client, method: str, url: str, **data: Any) -> str:
+    if method == "POST" and "files" in data:
+        response = client.post(url, {"files": [SimpleUploadedFile("n.txt", b"Note.\n")]})
+    elif method == "POST":
+        response = client.post(url, data.get("json", {}), content_type="application/json")
+    else:
+        response = client.get(url)
+    if response.status_code == 302:
+        location = response["Location"]
+        if location.startswith("/admin/login/"):
+            return "admin-login"
+        if location.startswith("/login/"):
+            return "login"
+    return str(response.status_code)
+
+
+def test_every_url_pattern_and_tool_is_in_the_matrix():
+    _load()
+    routes = {route for route, _ in url_patterns()}
+    assert sorted(routes - set(ROUTES)) == [], "decide who may use these URLs: add them above"
+    assert sorted(set(ROUTES) - routes) == [], "these URLs are gone: remove them from the table"
+    assert sorted(set(REGISTRY) ^ set(TOOLS)) == [], "decide who may call these tools"
+
+
+def test_every_credential_gets_the_expected_answer_everywhere(world: World):
+    _load()
+    mismatches = []
+    for route, _pattern in url_patterns():
+        if route == "api/tools/<str:name>":
+            continue
+        method = "POST" if route in POSTS else "GET"
+        url = concrete_url(route, world)
+        for credential in CREDENTIALS:
+            kwargs = {"files": True} if method == "POST" else {}
+            got = observe(world.clients[credential], method, url, **kwargs)
+            if got != ROUTES[route][credential]:
+                mismatches.append(f"{method} {url} as {credential}: {got}, expected "
+                                  f"{ROUTES[route][credential]}")  # fmt: skip
+    for name, expected in TOOLS.items():
+        arguments = TOOL_ARGUMENTS.get(name, {"workspace": "deal-alpha"})
+        for credential in CREDENTIALS:
+            got = observe(world.clients[credential], "POST", f"/api/tools/{name}", json=arguments)
+            if got != expected[credential]:
+                mismatches.append(f"tool {name} as {credential}: {got}, expected "
+                                  f"{expected[credential]}")  # fmt: skip
+    assert mismatches == [], "\n".join(mismatches)
+
+
+def test_a_missing_workspace_reads_like_a_forbidden_one(world: World):
+    # The owner asking for a workspace that is not there gets what a non-member gets for
+    # deal-alpha; the owner's token, what a token restricted to another workspace gets.
+    for route, expected in ROUTES.items():
+        if "<slug:slug>" not in route or route in POSTS:
+            continue
+        url = concrete_url(route, world, slug="no-such-room")
+        for credential, stranger in (("owner", "outsider"), ("token_rw", "token_other_ws")):
+            got = observe(world.clients[credential], "GET", url)
+            assert got == expected[stranger], (url, credential, got)
