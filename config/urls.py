@@ -5,13 +5,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from workspaces import auth
+
 admin.site.site_header = "Lexroom administration"
 admin.site.site_title = "Lexroom"
 
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password/", auth.PasswordChangeView.as_view(), name="password_change"),
     path(
         "password/done/",
         auth_views.PasswordChangeDoneView.as_view(),
