@@ -14,16 +14,20 @@ from datetime import date
 from typing import Any, cast
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import Model, QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from workspaces.audit import audit_record_scoped
 from workspaces.models import AuditEvent, Firm, Membership, PersonalToken, User, Workspace
+from workspaces.selectors import token_with_workspace_slugs
 from workspaces.tenancy import current_workspace_ids, tenant_scope
+from workspaces.tokens import token_revoke
 
 # Named in the audit when they change, their values never.
 SECRET_FIELDS = frozenset({"password", "token_hash"})
@@ -296,6 +300,68 @@ class WorkspaceAdmin(AuditedAdmin):
             firm_id=workspace.firm_id,
         ):
             super().save_related(request, form, formsets, change)
+
+
+@admin.register(PersonalToken)
+class PersonalTokenAdmin(AuditedAdmin):
+    """Tokens of the firm's users: seen, renamed and revoked here, never created or deleted.
+
+    Tokens are made by ``create_token`` (the secret is shown once, to its owner). Deleting
+    one would orphan the audit rows that name it: revoke instead.
+    """
+
+    firm_path = "user__firm"
+    list_display = (
+        "user",
+        "name",
+        "prefix",
+        "workspaces",
+        "read_only",
+        "expires_at",
+        "revoked_at",
+        "last_used_at",
+        "last_used_from",
+    )
+    list_filter = ("read_only", ("revoked_at", admin.EmptyFieldListFilter))
+    list_select_related = ("user",)
+    search_fields = ("name", "prefix", "user__email")
+    ordering = ("-created_at",)
+    # The hash is not even a read-only field: nothing on these pages can show it.
+    fields = (
+        "user",
+        "name",
+        "prefix",
+        "workspaces",
+        "read_only",
+        "created_at",
+        "expires_at",
+        "revoked_at",
+        "last_used_at",
+        "last_used_from",
+    )
+    readonly_fields = tuple(name for name in fields if name != "name")  # a label, nothing more
+    actions = ("revoke",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return token_with_workspace_slugs(super().get_queryset(request))
+
+    @admin.display(description=_("workspaces"))
+    def workspaces(self, token: PersonalToken) -> str:
+        return ", ".join(token.workspace_slugs) or str(_("all"))  # type: ignore[attr-defined]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    @admin.action(description=_("Revoke selected tokens"), permissions=["change"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[PersonalToken]) -> None:
+        live = list(queryset.filter(revoked_at__isnull=True).select_related("user__firm"))
+        for token in live:
+            token_revoke(token=token, actor=cast(User, request.user))
+        message = ngettext("Revoked %(count)d token.", "Revoked %(count)d tokens.", len(live))
+        self.message_user(request, message % {"count": len(live)}, messages.SUCCESS)
 
 
 @admin.register(AuditEvent)
