@@ -9,9 +9,10 @@ from workspaces import auth
 
 admin.site.site_header = "Lexroom administration"
 admin.site.site_title = "Lexroom"
+admin.site.login_form = auth.ThrottledAdminAuthenticationForm
 
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", auth.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", auth.PasswordChangeView.as_view(), name="password_change"),
     path(
