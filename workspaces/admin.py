@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import BaseModelAdmin
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import Model, QuerySet
@@ -39,8 +40,38 @@ def _firm_admin(request: HttpRequest) -> bool:
     return bool(user.is_active and (user.is_superuser or getattr(user, "is_firm_admin", False)))
 
 
-class FirmScopedAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Firm admins manage their own firm's rows without per-model permissions."""
+class FirmScoped(BaseModelAdmin):  # type: ignore[type-arg]
+    """Firm admins manage their own firm's rows without per-model permissions.
+
+    Shared by the model admins and their inlines (which would otherwise ask for Django's
+    model permissions, which firm admins do not hold, and stay hidden from them).
+    """
+
+    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return _firm_admin(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return _firm_admin(request)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return _firm_admin(request)
+
+    def formfield_for_foreignkey(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> forms.ModelChoiceField[Any] | None:
+        # Choices limited to the admin's firm, so a firm admin cannot pick another firm's rows.
+        if not request.user.is_superuser:
+            firm_id = request.user.firm_id  # type: ignore[union-attr]
+            model = db_field.related_model
+            if model is Firm:
+                kwargs["queryset"] = Firm.objects.filter(id=firm_id)
+            elif model in (User, Workspace):
+                kwargs["queryset"] = model.objects.filter(firm_id=firm_id)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class FirmScopedAdmin(FirmScoped, admin.ModelAdmin):  # type: ignore[type-arg]
+    """A model admin for firm admins, showing only their firm's rows (superusers: all)."""
 
     firm_path = "firm"
 
@@ -53,34 +84,8 @@ class FirmScopedAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def has_module_permission(self, request: HttpRequest) -> bool:
         return _firm_admin(request)
 
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return _firm_admin(request)
-
     def has_add_permission(self, request: HttpRequest) -> bool:
         return _firm_admin(request)
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return _firm_admin(request)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return _firm_admin(request)
-
-    def formfield_for_foreignkey(
-        self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> forms.ModelChoiceField[Any] | None:
-        _limit_choices_to_firm(db_field, request, kwargs)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-
-def _limit_choices_to_firm(db_field: Any, request: HttpRequest, kwargs: dict[str, Any]) -> None:
-    # Choices limited to the admin's firm, so a firm admin cannot pick another firm's rows.
-    if not request.user.is_superuser:
-        firm_id = request.user.firm_id  # type: ignore[union-attr]
-        model = db_field.related_model
-        if model is Firm:
-            kwargs["queryset"] = Firm.objects.filter(id=firm_id)
-        elif model in (User, Workspace):
-            kwargs["queryset"] = model.objects.filter(firm_id=firm_id)
 
 
 @dataclass(frozen=True)
@@ -256,31 +261,14 @@ class UserAdmin(AuditedAdmin, DjangoUserAdmin[User]):
         return response
 
 
-class MembershipInline(admin.TabularInline):  # type: ignore[type-arg]
+class MembershipInline(FirmScoped, admin.TabularInline):  # type: ignore[type-arg]
     model = Membership
     extra = 0
     autocomplete_fields = ("user",)
     readonly_fields = ("created_at",)  # when the access began is a fact, not a setting
 
-    # Inlines ask for Django's model permissions, which firm admins do not hold: without
-    # these the inline was hidden from them (and only superusers could edit members).
-    def has_view_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return _firm_admin(request)
-
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return _firm_admin(request)
-
-    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return _firm_admin(request)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
-        return _firm_admin(request)
-
-    def formfield_for_foreignkey(
-        self, db_field: Any, request: HttpRequest, **kwargs: Any
-    ) -> forms.ModelChoiceField[Any] | None:
-        _limit_choices_to_firm(db_field, request, kwargs)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 @admin.register(Workspace)

@@ -18,18 +18,6 @@ pytestmark = pytest.mark.django_db
 NEW_PASSWORD = "a much longer passphrase 42"
 
 
-@pytest.fixture
-def firm_admin(room: Room) -> User:
-    room.owner.is_firm_admin = True
-    room.owner.save()
-    return room.owner
-
-
-@pytest.fixture
-def admin_client(firm_admin: User) -> Client:
-    return login(firm_admin)
-
-
 def form_errors(response) -> object:
     """The admin page's form and inline errors, to say why a save was refused."""
     if response.context is None or "adminform" not in response.context:
@@ -81,10 +69,10 @@ def workspace_form(
 
 
 def test_admin_user_change_records_the_changed_fields_with_their_values(
-    admin_client: Client, room: Room, firm_admin: User
+    firm_admin_client: Client, room: Room, firm_admin: User
 ):
     url = f"/admin/workspaces/user/{room.viewer.pk}/change/"
-    response = admin_client.post(
+    response = firm_admin_client.post(
         url, user_form(room.viewer, full_name="Vera Viewer", is_firm_admin="on")
     )
 
@@ -97,8 +85,8 @@ def test_admin_user_change_records_the_changed_fields_with_their_values(
     }
 
 
-def test_admin_user_creation_is_audited_without_any_password(admin_client: Client, room: Room):
-    response = admin_client.post(
+def test_admin_user_creation_is_audited_without_any_password(firm_admin_client: Client, room: Room):
+    response = firm_admin_client.post(
         "/admin/workspaces/user/add/",
         {"email": "new@alpha.test", "full_name": "New Hire", "firm": room.firm.pk},
     )
@@ -112,10 +100,10 @@ def test_admin_user_creation_is_audited_without_any_password(admin_client: Clien
 
 
 def test_admin_password_set_is_audited_without_the_hash(
-    admin_client: Client, room: Room, firm_admin: User
+    firm_admin_client: Client, room: Room, firm_admin: User
 ):
     url = f"/admin/workspaces/user/{room.viewer.pk}/password/"
-    response = admin_client.post(url, {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
+    response = firm_admin_client.post(url, {"password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
 
     assert response.status_code == 302
     room.viewer.refresh_from_db()
@@ -126,18 +114,20 @@ def test_admin_password_set_is_audited_without_the_hash(
     assert room.viewer.password not in json.dumps(event.details)
 
 
-def test_admin_disabling_a_password_is_audited_as_unusable(admin_client: Client, room: Room):
+def test_admin_disabling_a_password_is_audited_as_unusable(firm_admin_client: Client, room: Room):
     url = f"/admin/workspaces/user/{room.viewer.pk}/password/"
-    response = admin_client.post(url, {"usable_password": "false", "unset-password": "1"})
+    response = firm_admin_client.post(url, {"usable_password": "false", "unset-password": "1"})
 
     assert response.status_code == 302
     [event] = firm_events(room, "user.password_set")
     assert event.details == {"usable": False}
 
 
-def test_admin_password_form_with_an_error_writes_no_audit_row(admin_client: Client, room: Room):
+def test_admin_password_form_with_an_error_writes_no_audit_row(
+    firm_admin_client: Client, room: Room
+):
     url = f"/admin/workspaces/user/{room.viewer.pk}/password/"
-    response = admin_client.post(url, {"password1": NEW_PASSWORD, "password2": "different"})
+    response = firm_admin_client.post(url, {"password1": NEW_PASSWORD, "password2": "different"})
 
     assert response.status_code == 200
     assert firm_events(room, "user.password_set") == []
@@ -158,7 +148,7 @@ def test_own_password_change_is_audited_without_the_hash(room: Room):
 
 
 def test_membership_inline_add_change_and_remove_are_audited_in_the_workspace(
-    admin_client: Client, room: Room, firm_admin: User
+    firm_admin_client: Client, room: Room, firm_admin: User
 ):
     with tenant_scope(workspace_ids=(room.workspace.pk,), firm_id=room.firm.pk):
         existing = {m.user_id: m for m in Membership.objects.filter(workspace=room.workspace)}
@@ -173,7 +163,7 @@ def test_membership_inline_add_change_and_remove_are_audited_in_the_workspace(
         {"workspace": ws, "user": newcomer.pk, "role": "editor"},
     ]  # fmt: skip
 
-    response = admin_client.post(
+    response = firm_admin_client.post(
         f"/admin/workspaces/workspace/{ws}/change/", workspace_form(room, rows, initial=3)
     )
 
@@ -190,11 +180,13 @@ def test_membership_inline_add_change_and_remove_are_audited_in_the_workspace(
     assert {e.actor for e in (added, changed, removed)} == {firm_admin}
 
 
-def test_workspace_created_with_members_in_the_admin_is_audited(admin_client: Client, room: Room):
+def test_workspace_created_with_members_in_the_admin_is_audited(
+    firm_admin_client: Client, room: Room
+):
     rows: list[dict[str, object]] = [{"user": room.editor.pk, "role": "owner"}]
     data = workspace_form(room, rows, initial=0, slug="deal-new")
 
-    response = admin_client.post("/admin/workspaces/workspace/add/", data)
+    response = firm_admin_client.post("/admin/workspaces/workspace/add/", data)
 
     assert response.status_code == 302, form_errors(response)
     workspace = room.firm.workspaces.get(slug="deal-new")
@@ -205,10 +197,10 @@ def test_workspace_created_with_members_in_the_admin_is_audited(admin_client: Cl
 
 
 def test_workspace_deletion_in_the_admin_is_a_firm_level_audit_row(
-    admin_client: Client, room: Room
+    firm_admin_client: Client, room: Room
 ):
     url = f"/admin/workspaces/workspace/{room.workspace.pk}/delete/"
-    response = admin_client.post(url, {"post": "yes"})
+    response = firm_admin_client.post(url, {"post": "yes"})
 
     assert response.status_code == 302, form_errors(response)
     [event] = firm_events(room, "workspace.delete")
@@ -228,13 +220,13 @@ def test_superuser_change_to_another_firms_user_is_audited_in_that_firm(room: Ro
     assert (event.actor, event.target) == (superuser, "someone@beta.test")
 
 
-def test_membership_inline_refuses_another_firms_user(admin_client: Client, room: Room):
+def test_membership_inline_refuses_another_firms_user(firm_admin_client: Client, room: Room):
     rows: list[dict[str, object]] = [
         {"workspace": room.workspace.pk, "user": room.foreigner.pk, "role": "viewer"}
     ]
     url = f"/admin/workspaces/workspace/{room.workspace.pk}/change/"
 
-    response = admin_client.post(url, workspace_form(room, rows, initial=0))
+    response = firm_admin_client.post(url, workspace_form(room, rows, initial=0))
 
     assert response.status_code == 200  # the form comes back with the error
     with tenant_scope(workspace_ids=(room.workspace.pk,), firm_id=room.firm.pk):

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from tests.conftest import Room, login
+from tests.conftest import Room
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_authenticate, token_create
@@ -18,20 +18,15 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/workspaces/personaltoken/"
 
 
-@pytest.fixture
-def admin_client(room: Room) -> Client:
-    room.owner.is_firm_admin = True
-    room.owner.save()
-    return login(room.owner)
-
-
-def test_token_list_shows_tokens_and_their_use_but_never_the_hash(admin_client: Client, room: Room):
+def test_token_list_shows_tokens_and_their_use_but_never_the_hash(
+    firm_admin_client: Client, room: Room
+):
     token, raw = token_create(user=room.viewer, name="ci runner", workspaces=[room.workspace])
     token_authenticate(raw, client="198.51.100.4")
     token.refresh_from_db()
 
-    listing = admin_client.get(CHANGELIST)
-    detail = admin_client.get(f"{CHANGELIST}{token.pk}/change/")
+    listing = firm_admin_client.get(CHANGELIST)
+    detail = firm_admin_client.get(f"{CHANGELIST}{token.pk}/change/")
 
     assert listing.status_code == 200 and detail.status_code == 200
     for page in (listing.content.decode(), detail.content.decode()):
@@ -43,10 +38,12 @@ def test_token_list_shows_tokens_and_their_use_but_never_the_hash(admin_client: 
         assert raw not in page
 
 
-def test_token_revoke_action_revokes_through_the_audited_service(admin_client: Client, room: Room):
+def test_token_revoke_action_revokes_through_the_audited_service(
+    firm_admin_client: Client, room: Room
+):
     token, raw = token_create(user=room.viewer, name="laptop")
 
-    response = admin_client.post(
+    response = firm_admin_client.post(
         CHANGELIST, {"action": "revoke", "_selected_action": [str(token.pk)]}
     )
 
@@ -59,21 +56,26 @@ def test_token_revoke_action_revokes_through_the_audited_service(admin_client: C
     assert (event.actor, event.target) == (room.owner, f"{token.prefix}… laptop")
 
 
-def test_tokens_cannot_be_added_or_deleted_in_the_admin(admin_client: Client, room: Room):
+def test_tokens_cannot_be_added_or_deleted_in_the_admin(firm_admin_client: Client, room: Room):
     token, _ = token_create(user=room.viewer, name="laptop")
 
-    assert admin_client.get(f"{CHANGELIST}add/").status_code == 403
-    assert admin_client.post(f"{CHANGELIST}{token.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert firm_admin_client.get(f"{CHANGELIST}add/").status_code == 403
+    assert (
+        firm_admin_client.post(f"{CHANGELIST}{token.pk}/delete/", {"post": "yes"}).status_code
+        == 403
+    )
     # The bulk delete action is not offered, so posting it does nothing.
-    admin_client.post(CHANGELIST, {"action": "delete_selected", "_selected_action": [token.pk]})
+    firm_admin_client.post(
+        CHANGELIST, {"action": "delete_selected", "_selected_action": [token.pk]}
+    )
     assert PersonalToken.objects.filter(pk=token.pk).exists()
 
 
-def test_token_secret_fields_are_not_editable(admin_client: Client, room: Room):
+def test_token_secret_fields_are_not_editable(firm_admin_client: Client, room: Room):
     token, _ = token_create(user=room.viewer, name="laptop")
     original = PersonalToken.objects.get(pk=token.pk)
 
-    response = admin_client.post(
+    response = firm_admin_client.post(
         f"{CHANGELIST}{token.pk}/change/",
         {"name": "renamed", "token_hash": "0" * 64, "prefix": "lxr_forged", "read_only": "on"},
     )
@@ -91,16 +93,16 @@ def test_token_secret_fields_are_not_editable(admin_client: Client, room: Room):
     assert event.details == {"changed": {"name": ["laptop", "renamed"]}}
 
 
-def test_firm_admin_sees_only_their_firms_tokens(admin_client: Client, room: Room):
+def test_firm_admin_sees_only_their_firms_tokens(firm_admin_client: Client, room: Room):
     token_create(user=room.viewer, name="alpha token")
     foreign, foreign_raw = token_create(user=room.foreigner, name="beta token")
 
-    listing = admin_client.get(CHANGELIST).content.decode()
+    listing = firm_admin_client.get(CHANGELIST).content.decode()
 
     assert "alpha token" in listing
     assert "beta token" not in listing and foreign.prefix not in listing
-    assert admin_client.get(f"{CHANGELIST}{foreign.pk}/change/").status_code == 302
-    admin_client.post(CHANGELIST, {"action": "revoke", "_selected_action": [str(foreign.pk)]})
+    assert firm_admin_client.get(f"{CHANGELIST}{foreign.pk}/change/").status_code == 302
+    firm_admin_client.post(CHANGELIST, {"action": "revoke", "_selected_action": [str(foreign.pk)]})
     assert token_authenticate(foreign_raw) is not None
 
 
@@ -109,12 +111,14 @@ def test_plain_member_cannot_see_tokens_in_the_admin(viewer_client: Client, room
     assert viewer_client.get(CHANGELIST).status_code == 302  # to the admin login
 
 
-def test_token_list_costs_the_same_queries_for_one_token_or_many(admin_client: Client, room: Room):
+def test_token_list_costs_the_same_queries_for_one_token_or_many(
+    firm_admin_client: Client, room: Room
+):
     token_create(user=room.viewer, name="first", workspaces=[room.workspace])
     with CaptureQueriesContext(connection) as one:
-        admin_client.get(CHANGELIST)
+        firm_admin_client.get(CHANGELIST)
     for index in range(3):
         token_create(user=room.editor, name=f"more {index}", workspaces=[room.workspace])
     with CaptureQueriesContext(connection) as many:
-        admin_client.get(CHANGELIST)
+        firm_admin_client.get(CHANGELIST)
     assert len(many) == len(one)
