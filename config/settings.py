@@ -137,6 +137,11 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# Password guessing: after this many failures within the window, an account (or, with the
+# higher limit, a client address) is refused until the oldest failures leave the window.
+LEXROOM_LOGIN_MAX_FAILURES = env_int("LEXROOM_LOGIN_MAX_FAILURES", 5, minimum=1)
+LEXROOM_LOGIN_MAX_FAILURES_PER_IP = env_int("LEXROOM_LOGIN_MAX_FAILURES_PER_IP", 20, minimum=1)
+LEXROOM_LOGIN_LOCKOUT_MINUTES = env_int("LEXROOM_LOGIN_LOCKOUT_MINUTES", 15, minimum=1)
 
 LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", "Français"), ("en", "English")]

@@ -174,3 +174,25 @@ class PersonalToken(models.Model):
         if self.revoked_at is not None:
             return False
         return self.expires_at is None or self.expires_at > now
+
+
+class LoginFailure(models.Model):
+    """A failed (or still running) sign-in attempt, counted to stop password guessing.
+
+    Not tenant data (no workspace): counted before anyone is signed in. The account is kept
+    as a keyed hash of the normalised email, never as typed (people type passwords there).
+    """
+
+    account_key = models.CharField(max_length=64)
+    client = models.CharField(max_length=100, blank=True, help_text="Client IP address.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes: ClassVar[list[models.Index]] = [
+            models.Index(fields=["account_key", "created_at"], name="loginfailure_account"),
+            models.Index(fields=["client", "created_at"], name="loginfailure_client"),
+            models.Index(fields=["created_at"], name="loginfailure_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.client}"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import BooleanField, F, Func, OuterRef, QuerySet
 from django.http import Http404
 
-from workspaces.models import ROLE_RANK, Membership, Role, User, Workspace
+from workspaces.models import ROLE_RANK, Membership, PersonalToken, Role, User, Workspace
 from workspaces.tenancy import current_workspace_ids
 
 
@@ -75,4 +76,28 @@ def workspace_members(*, workspace: Workspace) -> QuerySet[Membership]:
         Membership.objects.filter(workspace=workspace)
         .select_related("user")
         .order_by("user__email")
+    )
+
+
+class _EqualsAny(Func):
+    """``value = ANY(array)``: Django's ``__in`` takes a list or a subquery, not an array."""
+
+    arg_joiner = " = ANY("
+    template = "%(expressions)s)"
+    output_field = BooleanField()
+
+
+def token_with_workspace_slugs(queryset: QuerySet[PersonalToken]) -> QuerySet[PersonalToken]:
+    """Annotate each token with ``workspace_slugs`` (its restriction; empty: unrestricted).
+
+    One subquery instead of a lookup per row on list pages and in ``list_tokens``.
+    """
+    slugs = Workspace.objects.filter(_EqualsAny(F("id"), OuterRef("workspace_ids")))
+    return queryset.annotate(workspace_slugs=ArraySubquery(slugs.order_by("slug").values("slug")))
+
+
+def token_list_for_user(*, user: User) -> QuerySet[PersonalToken]:
+    """All of ``user``'s tokens, live or not, newest first, with their workspace slugs."""
+    return token_with_workspace_slugs(
+        PersonalToken.objects.filter(user=user).order_by("-created_at", "-id")
     )

@@ -87,7 +87,13 @@ def token_authenticate(raw: str, *, client: str = "") -> PersonalToken | None:
 
 
 @transaction.atomic
-def token_revoke(*, token: PersonalToken, actor: User) -> PersonalToken:
+def token_revoke(
+    *, token: PersonalToken, actor: User | None = None, actor_label: str = ""
+) -> PersonalToken:
+    """Revoke ``token`` now (audited); a token already revoked is left as it is.
+
+    ``actor`` is the person (admin page); commands pass ``actor_label`` ("system:<command>").
+    """
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
@@ -95,6 +101,7 @@ def token_revoke(*, token: PersonalToken, actor: User) -> PersonalToken:
             audit_record(
                 firm=token.user.firm,
                 actor=actor,
+                actor_label=actor_label,
                 action="token.revoke",
                 target=f"{token.prefix}… {token.name}",
             )

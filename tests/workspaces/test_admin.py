@@ -10,15 +10,6 @@ from tests.conftest import Room
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def firm_admin_client(room: Room) -> Client:
-    room.owner.is_firm_admin = True
-    room.owner.save()
-    client = Client()
-    client.force_login(room.owner)
-    return client
-
-
 def test_plain_member_is_sent_to_the_admin_login(viewer_client: Client):
     response = viewer_client.get("/admin/")
     assert response.status_code == 302
