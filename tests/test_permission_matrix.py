@@ -151,6 +151,8 @@ ROUTES: dict[str, dict[str, str]] = {
     **admin_model("workspaces/user"),
     **admin_model("workspaces/workspace"),
     **admin_model("workspaces/auditevent", add=ADMIN_DENIED, delete=ADMIN_DENIED),
+    # Tokens: listed and revoked by firm admins, never created or deleted there.
+    **admin_model("workspaces/personaltoken", add=ADMIN_DENIED, delete=ADMIN_DENIED),
     **admin_model("documents/entity"),
     **admin_model("documents/document", add=ADMIN_DENIED),
     **admin_model("documents/duplicategroup", add=ADMIN_DENIED),
@@ -280,6 +282,7 @@ def world(room: Room) -> World:
         "workspaces/user": room.viewer.pk,
         "workspaces/workspace": room.workspace.pk,
         "workspaces/auditevent": event.pk,
+        "workspaces/personaltoken": PersonalToken.objects.get(name="rw").pk,
         "documents/entity": entity.pk,
         "documents/document": document.pk,
         "documents/duplicategroup": duplicates.pk,

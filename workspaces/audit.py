@@ -6,7 +6,7 @@ from typing import Any
 
 from workspaces.models import AuditEvent, Firm, User, Workspace
 from workspaces.services import audit_record
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import current_scope, tenant_bypass, tenant_scope
 
 
 def audit_record_scoped(
@@ -24,7 +24,16 @@ def audit_record_scoped(
     RLS checks writes too: a sign-in has no scope at all, and an install superuser's admin
     scope is their own firm's, so the row for another firm could not be written otherwise.
     """
-    with tenant_scope(workspace_ids=(workspace.pk,) if workspace else (), firm_id=firm.pk):
+    outer = current_scope()
+    if outer is not None and outer.firm_id not in (None, firm.pk):
+        # An install superuser's change in another firm: scopes never cross firms, except
+        # through the bypass, which leaves its own audit row.
+        scope = tenant_bypass(
+            firm=firm, reason=f"audit of {action}", actor_label=actor_label or str(actor or "")
+        )
+    else:
+        scope = tenant_scope(workspace_ids=(workspace.pk,) if workspace else (), firm_id=firm.pk)
+    with scope:
         return audit_record(
             firm=firm,
             workspace=workspace,
