@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any
 
 from workspaces.models import AuditEvent, Firm, User, Workspace
@@ -25,6 +26,7 @@ def audit_record_scoped(
     scope is their own firm's, so the row for another firm could not be written otherwise.
     """
     outer = current_scope()
+    scope: AbstractContextManager[object]
     if outer is not None and outer.firm_id not in (None, firm.pk):
         # An install superuser's change in another firm: scopes never cross firms, except
         # through the bypass, which leaves its own audit row.

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from workspaces.authentication import request_token
 from workspaces.credentials import acting_token
+from workspaces.middleware import activate_for
 from workspaces.models import User
 from workspaces.tenancy import user_scope
 
@@ -36,6 +37,7 @@ class ScopedAPIView(APIView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
+        activate_for(request.user)
         token = request_token(request)
         self._tenant_stack.enter_context(acting_token(token))
         only = token.workspace_ids if token is not None and token.workspace_ids else None

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
 
 from workspaces.models import User
 from workspaces.tenancy import user_scope
@@ -29,3 +31,40 @@ class TenantMiddleware:
             return self.get_response(request)
         with user_scope(user):
             return self.get_response(request)
+
+
+def activate_for(user: object) -> str:
+    """Activate a signed-in user's language (theirs, else their firm's); returns it."""
+    language = user.preferred_language if isinstance(user, User) else ""
+    language = language or translation.get_language() or "fr"
+    translation.activate(language)
+    return language
+
+
+class LanguageMiddleware:
+    """One language per request: the signed-in user's (else their firm's); for anyone else the
+    browser's choice among the supported ones, else French (``LANGUAGE_CODE``).
+
+    API requests authenticated by token switch to the token user's language once DRF has
+    authenticated them (:class:`workspaces.drf.ScopedAPIView`).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        user = request.user
+        if isinstance(user, User) and user.is_authenticated:
+            language = activate_for(user)
+        else:
+            language = translation.get_language_from_request(request)
+            translation.activate(language)
+        request.LANGUAGE_CODE = translation.get_language()
+        try:
+            response = self.get_response(request)
+        finally:
+            language = translation.get_language()
+            translation.deactivate()
+        patch_vary_headers(response, ("Accept-Language",))
+        response.headers.setdefault("Content-Language", language)
+        return response

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Firm(models.Model):
     """A law firm. One install may host several; users and workspaces belong to one."""
 
     name = models.CharField(max_length=200, unique=True)
+    language = models.CharField(
+        _("language"),
+        max_length=10,
+        choices=settings.LANGUAGES,
+        default="fr",
+        help_text=_("Language of the pages, messages and API errors for the firm's users."),
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:
@@ -45,6 +54,13 @@ class User(AbstractBaseUser, PermissionsMixin):
 
     email = models.EmailField(unique=True)
     full_name = models.CharField(max_length=200, blank=True)
+    language = models.CharField(
+        _("language"),
+        max_length=10,
+        choices=settings.LANGUAGES,
+        blank=True,
+        help_text=_("Blank: the firm's language."),
+    )
     firm = models.ForeignKey(Firm, on_delete=models.PROTECT, related_name="users")
     is_firm_admin = models.BooleanField(
         default=False, help_text="Manages the firm's users and workspaces in the admin."
@@ -65,6 +81,11 @@ class User(AbstractBaseUser, PermissionsMixin):
     def is_staff(self) -> bool:
         # The admin is for firm admins (and install superusers), nobody else.
         return self.is_firm_admin or self.is_superuser
+
+    @property
+    def preferred_language(self) -> str:
+        """The user's own language, else the firm's."""
+        return self.language or self.firm.language
 
     def get_full_name(self) -> str:
         return self.full_name or self.email
