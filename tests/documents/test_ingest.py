@@ -40,6 +40,25 @@ Le présent contrat est soumis au droit français.
 """
 
 
+def zip_of(members: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in members.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+# Written for these tests: two contracts in the data-room format (filename, content, metadata).
+TINY_DATAROOM = [
+    {"filename": "bail_test.txt", "title": "Bail de test", "content": CONTRACT},
+    {
+        "filename": "avenant_test.txt",
+        "title": "Avenant de test",
+        "content": "AVENANT N° 1\n\nARTICLE 1 — OBJET\nLa durée du contrat est portée à trois ans.",
+    },
+]
+
+
 def ingest(*paths: Path, expect_exit: int | None = None) -> str:
     out = StringIO()
     args = ["ingest", *map(str, paths), "--workspace", "deal-alpha", "--in-process"]
