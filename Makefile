@@ -35,10 +35,11 @@ install: $(VENV)/.installed
 	  'HF_HUB_OFFLINE=1' > $@
 	@echo "Wrote .env (DEBUG=1, a new SECRET_KEY, the packaged model, offline)."
 
+# `exec`: the SIGTERM make passes on to its recipe reaches bin/serve, not a shell that drops it.
 run: install .env
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py demo_setup
-	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) ./bin/serve
+	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) exec ./bin/serve
 
 test: install
 	$(TEST_ENV) $(BIN)/pytest -m "not slow"
