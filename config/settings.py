@@ -170,7 +170,10 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- Background tasks: django-q2 with its ORM broker (no Redis).
-_task_timeout = env_int("LEXROOM_TASK_TIMEOUT", 1800, minimum=10)
+# Tasks are short (one document; one bounded embedding batch: 256 chunks, ~75 s for the slowest
+# model measured on CPU). A task pulled by a cluster that dies is retried after `retry`, or at
+# once when a qcluster starts with no other cluster alive (workspaces/management/commands).
+_task_timeout = env_int("LEXROOM_TASK_TIMEOUT", 600, minimum=10)
 Q_CLUSTER = {
     "name": "lexroom",
     "orm": "default",

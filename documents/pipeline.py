@@ -32,7 +32,7 @@ from documents.services import (
     document_store,
 )
 from workspaces.models import User, Workspace
-from workspaces.tasks import enqueue
+from workspaces.tasks import enqueue, live_clusters
 from workspaces.tenancy import tenant_scope
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -56,10 +56,8 @@ def _scope(workspace: Workspace) -> AbstractContextManager[None]:
 
 def worker_alive() -> bool:
     """Is a django-q2 cluster running against this database? (stats in the shared cache)."""
-    from django_q.status import Stat
-
     try:
-        return any(stat.status != "Stopped" for stat in Stat.get_all())
+        return bool(live_clusters())
     except Exception:  # a missing cache table means no worker ever ran
         return False
 
