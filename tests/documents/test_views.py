@@ -83,7 +83,14 @@ def _messages(response) -> list[str]:
     return [str(message) for message in response.context["messages"]]
 
 
-def test_zip_upload_stores_good_members_and_names_the_refused_one(owner_client: Client, room: Room):
+@pytest.fixture
+def english(settings):
+    settings.LANGUAGE_CODE = "en"  # the messages checked word for word below
+
+
+def test_zip_upload_stores_good_members_and_names_the_refused_one(
+    owner_client: Client, room: Room, english
+):
     deal = zip_of(
         {
             "contracts/a.txt": CONTRACT,
@@ -108,7 +115,7 @@ def test_zip_upload_stores_good_members_and_names_the_refused_one(owner_client: 
     assert stored == {"a.txt": "deal.zip/contracts/a.txt", "b.md": "deal.zip/contracts/b.md"}
 
 
-def test_dataroom_json_upload_stores_its_contracts(owner_client: Client, room: Room):
+def test_dataroom_json_upload_stores_its_contracts(owner_client: Client, room: Room, english):
     room_file = SimpleUploadedFile("room.json", json.dumps(TINY_DATAROOM).encode())
     response = owner_client.post(
         reverse("document_upload", args=["deal-alpha"]), {"files": [room_file]}, follow=True
@@ -122,7 +129,7 @@ def test_dataroom_json_upload_stores_its_contracts(owner_client: Client, room: R
 
 
 def test_zip_over_the_member_limit_is_refused_naming_the_limit(
-    owner_client: Client, room: Room, settings
+    owner_client: Client, room: Room, settings, english
 ):
     settings.LEXROOM_ZIP_MAX_FILES = 2
     deal = zip_of({f"c{i}.txt": f"{CONTRACT}\n{i}" for i in range(3)})

@@ -9,7 +9,7 @@ from uuid import UUID, uuid4
 
 import pytest
 from django.core.management import get_commands
-from django.utils import timezone
+from django.utils import timezone, translation
 from django_q.brokers import get_broker
 from django_q.conf import Conf
 from django_q.models import OrmQ
@@ -116,6 +116,7 @@ def test_qcluster_command_releases_once_after_stats_expire_then_waits_for_its_cl
     cluster = SimpleNamespace(sentinel=sentinel, cluster_id=uuid4())
     started = timezone.now()
     err = StringIO()
-    qcluster.Command(stderr=err).wait(cluster, started)  # type: ignore[arg-type]
+    with translation.override("en"):
+        qcluster.Command(stderr=err).wait(cluster, started)  # type: ignore[arg-type]
     assert calls == [{"pulled_before": started, "own_cluster": cluster.cluster_id}]
     assert "2 tasks left locked by a stopped worker are queued again." in err.getvalue()
