@@ -193,5 +193,5 @@ def test_command_line_shows_an_unloadable_model_as_one_line(tmp_path: Path):
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("CommandError: Embedding model unavailable:")
-    assert "LEXROOM_EMBEDDING_MODEL" in lines[0]
+    assert lines[0].startswith("CommandError: ")
+    assert "'lexroom-test/no-such-model'" in lines[0] and "LEXROOM_EMBEDDING_MODEL" in lines[0]
