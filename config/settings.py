@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import (
+    dotenv_load,
     env_bool,
     env_float,
     env_int,
@@ -22,6 +24,13 @@ from config.env import (
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# A local .env (`make run` writes one) fills in what the environment leaves unset.
+ENV_FILE = dotenv_load(BASE_DIR)
+# Never wait on a model hub that may be unreachable: models come from the local cache,
+# a path or a package unless downloads are allowed explicitly.
+if not env_bool("LEXROOM_ALLOW_MODEL_DOWNLOAD", default=False):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = env_secret("SECRET_KEY")
@@ -168,7 +177,10 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- Background tasks: django-q2 with its ORM broker (no Redis).
-_task_timeout = env_int("LEXROOM_TASK_TIMEOUT", 1800, minimum=10)
+# Tasks are short (one document; one bounded embedding batch: 256 chunks, ~75 s for the slowest
+# model measured on CPU). A task pulled by a cluster that dies is retried after `retry`, or at
+# once when a qcluster starts with no other cluster alive (workspaces/management/commands).
+_task_timeout = env_int("LEXROOM_TASK_TIMEOUT", 600, minimum=10)
 Q_CLUSTER = {
     "name": "lexroom",
     "orm": "default",

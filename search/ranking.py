@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from documents.embeddings import get_encoder, resolve_model_path
+from documents.embeddings import get_encoder, load_cross_encoder
 from documents.textsearch import QUERY_CONFIGS, fold
 
 # SQL here is assembled from constants (configurations, integer dimensions, fixed clauses);
@@ -343,9 +343,7 @@ def fuse(ranked_lists: dict[str, list[tuple[int, int, float]]], k: int = RRF_K) 
 
 @cache
 def _cross_encoder(name: str, device: str) -> Any:
-    from sentence_transformers import CrossEncoder
-
-    return CrossEncoder(resolve_model_path(name), device=device)
+    return load_cross_encoder(name, device)
 
 
 def rerank(query: str, hits: list[ChunkHit], texts: dict[int, str]) -> list[ChunkHit]:

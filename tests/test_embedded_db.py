@@ -51,14 +51,79 @@ def test_a_second_process_joins_the_running_server():
 
 
 def test_last_process_stops_the_server_even_after_a_crashed_peer(tmp_path):
+    holder = _join(tmp_path, hold=True)
+    pid = int(holder.stdout.readline())  # type: ignore[union-attr]
     crashed = _join(tmp_path, hold=True)
-    pid = int(crashed.stdout.readline())  # type: ignore[union-attr]
+    assert int(crashed.stdout.readline()) == pid  # type: ignore[union-attr]
     os.kill(crashed.pid, signal.SIGKILL)  # dies without unregistering
     crashed.wait()
     survivor = _join(tmp_path)
     out, _ = survivor.communicate(timeout=60)
     assert int(out.split()[0]) == pid  # joined the same server
+    holder.communicate(timeout=60)  # the last user exits normally
     assert _wait_gone(pid), "server kept running after its last user exited"
+
+
+def test_server_stops_when_its_only_user_is_killed(tmp_path):
+    user = _join(tmp_path, hold=True)
+    pid = int(user.stdout.readline())  # type: ignore[union-attr]
+    os.kill(user.pid, signal.SIGKILL)  # no atexit: only the watcher can see it is gone
+    user.wait()
+    assert _wait_gone(pid), "server kept running after its only user was killed"
+    assert not (tmp_path / "postgres" / "postmaster.pid").exists()  # a clean shutdown
+
+
+# A forked child (django-q's sentinel and workers) is a user of its own: the server outlives
+# its parent while the child runs, and stops when the child ends with os._exit.
+FORK = (
+    "import os, sys, time; from pathlib import Path;"
+    "from config.db_backend.server import ensure_embedded_server;"
+    "s = ensure_embedded_server(Path(sys.argv[1]));"
+    "child = os.fork()\n"
+    "if child == 0:\n"
+    "    ensure_embedded_server(Path(sys.argv[1])); sys.stdin.read(); os._exit(0)\n"
+    "print(s.pid, child, flush=True); time.sleep(1)"
+)
+
+
+def test_forked_child_keeps_the_server_until_it_ends(tmp_path):
+    parent = subprocess.Popen(
+        [sys.executable, "-c", FORK, str(tmp_path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    pid, child = map(int, parent.stdout.readline().split())  # type: ignore[union-attr]
+    parent.wait(timeout=60)  # exited normally while its child still uses the server
+    time.sleep(3)  # three watcher rounds
+    assert not _wait_gone(pid, seconds=0.1), "server stopped under a live forked child"
+    parent.stdin.close()  # type: ignore[union-attr]  # the child's stdin too: it ends
+    assert _wait_gone(child)
+    assert _wait_gone(pid), "server kept running after the forked child ended"
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
+def test_signal_to_a_command_stops_the_server(tmp_path, stop_signal):
+    code = (
+        "from django.db import connection; from config.db_backend.server import _started;"
+        "connection.ensure_connection(); [(s, _)] = _started.values(); print(s.pid, flush=True);"
+        "import time; time.sleep(120)"
+    )
+    command = subprocess.Popen(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "LEXROOM_DATA_DIR": str(tmp_path)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pid = int(command.stdout.readline())  # type: ignore[union-attr]
+        command.send_signal(stop_signal)
+        command.wait(timeout=30)
+    finally:
+        command.kill()
+    assert _wait_gone(pid), f"server kept running after {stop_signal.name} to its only user"
 
 
 def test_server_killed_hard_is_restarted_on_next_use(tmp_path):

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.db import transaction
+from django.utils import timezone
+from django_q.brokers import get_broker
+from django_q.conf import Conf
+from django_q.models import OrmQ
+from django_q.status import Stat, Status
 from django_q.tasks import async_task
 
 from workspaces.models import Workspace
@@ -41,3 +48,44 @@ def run_tenant_task(function_path: str, workspace_id: int, kwargs: dict[str, Any
     workspace = Workspace.objects.get(pk=workspace_id)
     with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
         return _resolve(function_path)(workspace_id=workspace_id, **kwargs)
+
+
+# --- Workers ------------------------------------------------------------------------------
+
+# django-q2 saves each cluster's stat in the shared cache every guard cycle (under a second),
+# to expire this many seconds later: a cluster that died is gone from it after that.
+STAT_TTL_SECONDS = 3
+
+
+def live_clusters(*, exclude: UUID | None = None) -> list[Status]:
+    """Clusters (qcluster processes, on any host) working on this database's queue."""
+    return [
+        stat
+        for stat in Stat.get_all()
+        if stat.cluster_id != exclude and stat.status != Conf.STOPPED
+    ]
+
+
+def queue_locks_release_orphaned(*, pulled_before: datetime, own_cluster: UUID) -> int:
+    """Make the tasks a dead cluster had pulled runnable at once; returns how many.
+
+    The ORM broker locks a task it hands to a cluster for ``Q_CLUSTER["retry"]`` seconds and
+    deletes it once done: the tasks of a cluster killed mid-work stay locked that long. When
+    no cluster but ``own_cluster`` (just started) is alive, nothing can be running the tasks
+    pulled before it started, so they are unlocked. With another live cluster they may be its
+    work in progress, and unlocking them would run them twice: they wait for ``retry``.
+    """
+    if live_clusters(exclude=own_cluster):
+        return 0
+    now = timezone.now()
+    # A task pulled at time t is locked until t + retry.
+    released: int = (
+        OrmQ.objects.using(Conf.ORM)
+        .filter(
+            key=get_broker().list_key,
+            lock__gt=now,
+            lock__lt=pulled_before + timedelta(seconds=Conf.RETRY),
+        )
+        .update(lock=now)
+    )
+    return released

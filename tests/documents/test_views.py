@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -9,7 +11,7 @@ from django.urls import reverse
 
 from documents.models import Document, DocumentStatus
 from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
+from tests.documents.test_ingest import CONTRACT, TINY_DATAROOM, zip_of
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +77,69 @@ def test_htmx_refresh_returns_only_the_table(owner_client: Client):
     assert response.status_code == 200
     assert b'id="document-table"' in response.content
     assert b"<html" not in response.content
+
+
+def _messages(response) -> list[str]:
+    return [str(message) for message in response.context["messages"]]
+
+
+@pytest.fixture
+def english(settings):
+    settings.LANGUAGE_CODE = "en"  # the messages checked word for word below
+
+
+def test_zip_upload_stores_good_members_and_names_the_refused_one(
+    owner_client: Client, room: Room, english
+):
+    deal = zip_of(
+        {
+            "contracts/a.txt": CONTRACT,
+            "contracts/b.md": "# Avenant\n\nARTICLE 1 — Objet\nLe loyer est révisé.",
+            "../evil.txt": "escape attempt",
+        }
+    )
+    response = owner_client.post(
+        reverse("document_upload", args=["deal-alpha"]),
+        {"files": [SimpleUploadedFile("deal.zip", deal)]},
+        follow=True,
+    )
+    shown = _messages(response)
+    assert shown[0] == (
+        "2 files stored and queued for processing: deal.zip/contracts/a.txt, "
+        "deal.zip/contracts/b.md"
+    )
+    assert shown[1].startswith("Refused: deal.zip/../evil.txt: ")
+    assert len(shown) == 2
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        stored = dict(Document.objects.values_list("filename", "archive_path"))
+    assert stored == {"a.txt": "deal.zip/contracts/a.txt", "b.md": "deal.zip/contracts/b.md"}
+
+
+def test_dataroom_json_upload_stores_its_contracts(owner_client: Client, room: Room, english):
+    room_file = SimpleUploadedFile("room.json", json.dumps(TINY_DATAROOM).encode())
+    response = owner_client.post(
+        reverse("document_upload", args=["deal-alpha"]), {"files": [room_file]}, follow=True
+    )
+    assert _messages(response) == [
+        "2 files stored and queued for processing: bail_test.txt, avenant_test.txt"
+    ]
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        documents = dict(Document.objects.values_list("ref", "title"))
+    assert documents == {"c01": "Bail de test", "c02": "Avenant de test"}
+
+
+def test_zip_over_the_member_limit_is_refused_naming_the_limit(
+    owner_client: Client, room: Room, settings, english
+):
+    settings.LEXROOM_ZIP_MAX_FILES = 2
+    deal = zip_of({f"c{i}.txt": f"{CONTRACT}\n{i}" for i in range(3)})
+    response = owner_client.post(
+        reverse("document_upload", args=["deal-alpha"]),
+        {"files": [SimpleUploadedFile("deal.zip", deal)]},
+        follow=True,
+    )
+    [shown] = _messages(response)
+    assert shown.startswith("Refused: deal.zip: ")
+    assert "at most 2 files (LEXROOM_ZIP_MAX_FILES)" in shown
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        assert not Document.objects.exists()

@@ -6,9 +6,10 @@ import json
 import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from tqdm import tqdm
 
+from documents.management.model_command import ModelCommand
 from documents.models import IngestBatch
 from documents.pipeline import (
     batch_report,
@@ -21,7 +22,7 @@ from documents.services import StoreResult
 from workspaces.models import User, Workspace
 
 
-class IngestCommand(BaseCommand):
+class IngestCommand(ModelCommand):
     def add_common_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--workspace", required=True, help="Workspace slug.")
         parser.add_argument("--firm", help="Firm name, when several firms use the slug.")

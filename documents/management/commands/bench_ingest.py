@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from documents.embeddings import Encoder, get_encoder
+from documents.management.model_command import ModelCommand
 from documents.metrics import stage_timings
 from documents.models import Chunk, Document, DocumentStatus
 from documents.pipeline import Progress, run_in_process, store_files
@@ -53,7 +54,7 @@ def _peak_rss_mb() -> float:
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = "Benchmark ingestion end to end on a folder of files, in a throwaway workspace."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -6,8 +6,8 @@ import os
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
+from documents.management.model_command import ModelCommand
 from documents.models import Document
 from documents.pipeline import run_in_process, store_dataroom
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
@@ -18,7 +18,7 @@ DEMO_FIRM = "Cabinet Démo"
 DEMO_DATAROOM = settings.BASE_DIR / "demo" / "dataroom.json"
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = "Create the demo firm, user and workspace, import the demo data room, print the login."
 
     def handle(self, *args: Any, **options: Any) -> None:

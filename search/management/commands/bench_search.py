@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import connection
 from django.test.utils import override_settings
 
 from documents.embeddings import Encoder, get_encoder, pick_device, resolve_model_path
+from documents.management.model_command import ModelCommand
 from documents.models import Document, Entity
 from documents.services import workspace_contents_delete, workspace_purge_throwaway
 from search import bench
@@ -122,7 +123,7 @@ class _StatementLog:
             self.statements.append((time.perf_counter() - started, sql, params))
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = "Benchmark search latency and index builds on a seeded synthetic data room."
 
     def add_arguments(self, parser: CommandParser) -> None:

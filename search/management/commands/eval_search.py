@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from documents.management.model_command import ModelCommand
 from search.evals import SUITES, DatasetMissing, EvalOptions, default_data_dir, run_suite
 
 
-class Command(BaseCommand):
+class Command(ModelCommand):
     help = "Measure search quality on a shared dataset (brenalis, acord, datafiller)."
 
     def add_arguments(self, parser: CommandParser) -> None:
