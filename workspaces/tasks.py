@@ -13,7 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django_q.brokers import get_broker
 from django_q.conf import Conf
 from django_q.models import OrmQ
@@ -44,9 +44,15 @@ def enqueue(function_path: str, *, workspace_id: int, **kwargs: Any) -> None:
 
 
 def run_tenant_task(function_path: str, workspace_id: int, kwargs: dict[str, Any]) -> Any:
-    """Worker side: scope the transaction to the task's workspace, then call the service."""
-    workspace = Workspace.objects.get(pk=workspace_id)
-    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+    """Worker side: scope the transaction to the task's workspace, then call the service.
+
+    Text a task writes for people (a failed document's reason) is in the firm's language.
+    """
+    workspace = Workspace.objects.select_related("firm").get(pk=workspace_id)
+    with (
+        translation.override(workspace.firm.language),
+        tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id),
+    ):
         return _resolve(function_path)(workspace_id=workspace_id, **kwargs)
 
 
