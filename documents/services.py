@@ -21,6 +21,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from documents import chunking, extraction, parsing
 from documents.duplicates import minhash_signature, text_fingerprint
@@ -401,6 +403,14 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             document,
             "Needs OCR: the PDF has no text layer." if parsed.needs_ocr else "No text found.",
         )
+    if len(parsed.text) > settings.LEXROOM_MAX_DOCUMENT_CHARS:
+        # The original keeps the text; a row of tens of megabytes would serve no one.
+        document.text, document.page_starts = "", []
+        return _fail(document, _too_long_reason(len(parsed.text)))
+    with timed("chunk"):
+        drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
+    if len(drafts) > settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT:
+        return _fail(document, _too_many_chunks_reason(len(drafts)))
     document.status = DocumentStatus.PARSED
     with timed("metadata"):
         document.language = _language(parsed.text)
@@ -423,7 +433,6 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             )
 
     with timed("chunk"):
-        drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
         party_names = [name for name, _ in parties]
         chunks = [
             Chunk(
@@ -469,10 +478,35 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
 
 
 def _fail(document: Document, reason: str) -> Document:
+    """Mark the document failed. Chunks of an earlier run go: they would still be embedded
+    and searched; the original stays, so nothing stored is lost."""
+    Chunk.objects.filter(document=document).delete()
     document.status = DocumentStatus.FAILED
     document.status_reason = reason
     document.save()
     return document
+
+
+def _too_long_reason(chars: int) -> str:
+    return gettext(
+        "Too long to index: %(count)s characters, more than the %(limit)s allowed per "
+        "document (setting %(setting)s). The original file is kept."
+    ) % {
+        "count": number_format(chars, force_grouping=True),
+        "limit": number_format(settings.LEXROOM_MAX_DOCUMENT_CHARS, force_grouping=True),
+        "setting": "LEXROOM_MAX_DOCUMENT_CHARS",
+    }
+
+
+def _too_many_chunks_reason(chunks: int) -> str:
+    return gettext(
+        "Too many passages to index: %(count)s chunks, more than the %(limit)s allowed per "
+        "document (setting %(setting)s). The original file is kept."
+    ) % {
+        "count": number_format(chunks, force_grouping=True),
+        "limit": number_format(settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT, force_grouping=True),
+        "setting": "LEXROOM_MAX_CHUNKS_PER_DOCUMENT",
+    }
 
 
 # --- Embedding ---------------------------------------------------------------------------
