@@ -36,7 +36,7 @@ from documents.models import (
     Entity,
     IngestBatch,
 )
-from documents.textsearch import chunk_vectors_update
+from documents.textsearch import chunk_vectors_update, chunks_indexed, chunks_removing
 from workspaces.models import AuditEvent, User, Workspace
 from workspaces.services import audit_record
 from workspaces.tenancy import tenant_scope
@@ -457,7 +457,7 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             for draft in drafts
         ]
     with timed("store"):
-        Chunk.objects.filter(document=document).delete()
+        _chunks_delete(document)
         Chunk.objects.bulk_create(chunks)
     with timed("index"):
         chunk_vectors_update(
@@ -469,6 +469,8 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             )
             for chunk in chunks
         )
+        # Findable by full-text now, not once the whole workspace is embedded.
+        chunks_indexed(workspace_id=document.workspace_id, document_id=document.pk)
     document.effective_end_date = document.end_date
     document.status = DocumentStatus.CHUNKED if drafts else DocumentStatus.EMBEDDED
     document.status_reason = ""
@@ -480,11 +482,19 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
 def _fail(document: Document, reason: str) -> Document:
     """Mark the document failed. Chunks of an earlier run go: they would still be embedded
     and searched; the original stays, so nothing stored is lost."""
-    Chunk.objects.filter(document=document).delete()
+    _chunks_delete(document)
     document.status = DocumentStatus.FAILED
     document.status_reason = reason
     document.save()
     return document
+
+
+def _chunks_delete(document: Document) -> None:
+    """Delete the document's chunks, telling listeners first (while they can still read them)."""
+    chunks = Chunk.objects.filter(document=document)
+    if chunks.exists():
+        chunks_removing(workspace_id=document.workspace_id, document_id=document.pk)
+        chunks.delete()
 
 
 def _too_long_reason(chars: int) -> str:
@@ -688,6 +698,7 @@ def workspace_contents_delete(*, workspace: Workspace) -> None:
     with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
         documents = Document.objects.filter(workspace=workspace)
         originals = list(documents.values_list("original", flat=True))
+        chunks_removing(workspace_id=workspace.pk, document_id=None)
         with connection.cursor() as cursor:
             # The ORM would load every chunk to cascade; a plain DELETE is what scales.
             cursor.execute("DELETE FROM documents_chunk WHERE workspace_id = %s", [workspace.pk])
