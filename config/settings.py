@@ -197,6 +197,8 @@ LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, mini
 # A document past a limit is kept (its original is stored) and marked failed, naming the limit.
 LEXROOM_MAX_DOCUMENT_CHARS = env_int("LEXROOM_MAX_DOCUMENT_CHARS", 5_000_000, minimum=1000)
 LEXROOM_MAX_CHUNKS_PER_DOCUMENT = env_int("LEXROOM_MAX_CHUNKS_PER_DOCUMENT", 5000, minimum=1)
+# Articles per page of a contract (get_contract tool, document page): reads stay bounded.
+LEXROOM_ARTICLES_PER_PAGE = env_int("LEXROOM_ARTICLES_PER_PAGE", 50, minimum=1)
 
 # --- Tools (MCP, REST, CLI, agent).
 LEXROOM_TOOL_RATE_PER_MINUTE = env_int("LEXROOM_TOOL_RATE_PER_MINUTE", 600, minimum=0)
