@@ -406,11 +406,25 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
     if len(parsed.text) > settings.LEXROOM_MAX_DOCUMENT_CHARS:
         # The original keeps the text; a row of tens of megabytes would serve no one.
         document.text, document.page_starts = "", []
-        return _fail(document, _too_long_reason(len(parsed.text)))
+        message = gettext(
+            "Too long to index: %(count)s characters, more than the %(limit)s allowed per "
+            "document (setting %(setting)s). The original file is kept."
+        )
+        return _fail(
+            document,
+            _limit_reason(message, count=len(parsed.text), setting="LEXROOM_MAX_DOCUMENT_CHARS"),
+        )
     with timed("chunk"):
         drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
     if len(drafts) > settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT:
-        return _fail(document, _too_many_chunks_reason(len(drafts)))
+        message = gettext(
+            "Too many passages to index: %(count)s chunks, more than the %(limit)s allowed per "
+            "document (setting %(setting)s). The original file is kept."
+        )
+        return _fail(
+            document,
+            _limit_reason(message, count=len(drafts), setting="LEXROOM_MAX_CHUNKS_PER_DOCUMENT"),
+        )
     document.status = DocumentStatus.PARSED
     with timed("metadata"):
         document.language = _language(parsed.text)
@@ -497,25 +511,12 @@ def _chunks_delete(document: Document) -> None:
         chunks.delete()
 
 
-def _too_long_reason(chars: int) -> str:
-    return gettext(
-        "Too long to index: %(count)s characters, more than the %(limit)s allowed per "
-        "document (setting %(setting)s). The original file is kept."
-    ) % {
-        "count": number_format(chars, force_grouping=True),
-        "limit": number_format(settings.LEXROOM_MAX_DOCUMENT_CHARS, force_grouping=True),
-        "setting": "LEXROOM_MAX_DOCUMENT_CHARS",
-    }
-
-
-def _too_many_chunks_reason(chunks: int) -> str:
-    return gettext(
-        "Too many passages to index: %(count)s chunks, more than the %(limit)s allowed per "
-        "document (setting %(setting)s). The original file is kept."
-    ) % {
-        "count": number_format(chunks, force_grouping=True),
-        "limit": number_format(settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT, force_grouping=True),
-        "setting": "LEXROOM_MAX_CHUNKS_PER_DOCUMENT",
+def _limit_reason(message: str, *, count: int, setting: str) -> str:
+    """A refusal (``message``, already translated) with the count, the limit and its setting."""
+    return message % {
+        "count": number_format(count, force_grouping=True),
+        "limit": number_format(getattr(settings, setting), force_grouping=True),
+        "setting": setting,
     }
 
 
