@@ -212,6 +212,13 @@ if LEXROOM_EMBEDDING_DTYPE not in {"auto", "float32", "float16", "bfloat16"}:
 LEXROOM_EMBEDDING_BATCH_SIZE = env_int("LEXROOM_EMBEDDING_BATCH_SIZE", 0, minimum=0)
 LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, minimum=16)
 
+# --- Ingestion limits: one huge text must not hold up a workspace.
+# A document past a limit is kept (its original is stored) and marked failed, naming the limit.
+LEXROOM_MAX_DOCUMENT_CHARS = env_int("LEXROOM_MAX_DOCUMENT_CHARS", 5_000_000, minimum=1000)
+LEXROOM_MAX_CHUNKS_PER_DOCUMENT = env_int("LEXROOM_MAX_CHUNKS_PER_DOCUMENT", 5000, minimum=1)
+# Articles per page of a contract (get_contract tool, document page): reads stay bounded.
+LEXROOM_ARTICLES_PER_PAGE = env_int("LEXROOM_ARTICLES_PER_PAGE", 50, minimum=1)
+
 # --- Tools (MCP, REST, CLI, agent).
 LEXROOM_TOOL_RATE_PER_MINUTE = env_int("LEXROOM_TOOL_RATE_PER_MINUTE", 600, minimum=0)
 LEXROOM_MCP_MAX_BODY_BYTES = env_int("LEXROOM_MCP_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 
@@ -45,6 +48,43 @@ def document_get(*, workspace: Workspace, ref: str) -> Document:
 
 def document_chunks(*, document: Document) -> QuerySet[Chunk]:
     return Chunk.objects.filter(document=document).defer("embedding").order_by("ordinal")
+
+
+@dataclass(frozen=True)
+class ChunkPage:
+    """One page of a document's articles, in reading order."""
+
+    chunks: list[Chunk]
+    total: int  # articles in the whole selection, not only this page
+    skipped: int  # articles before this page
+    next_cursor: int | None  # ordinal to continue ``after``; None on the last page
+
+    @property
+    def start(self) -> int:
+        return self.skipped + 1
+
+    @property
+    def end(self) -> int:
+        return self.skipped + len(self.chunks)
+
+
+def chunk_page(
+    *, chunks: QuerySet[Chunk], after: int | None = None, size: int | None = None
+) -> ChunkPage:
+    """The articles of ``chunks`` past the ordinal ``after``, at most ``size`` of them
+    (``LEXROOM_ARTICLES_PER_PAGE``): a document of thousands of chunks is never read whole.
+    Keyed on the ordinal, not an offset: any page is one range of the (document, ordinal)
+    index."""
+    size = size or settings.LEXROOM_ARTICLES_PER_PAGE
+    chunks = chunks.order_by("ordinal")
+    rest = chunks if after is None else chunks.filter(ordinal__gt=after)
+    page = list(rest[: size + 1])
+    return ChunkPage(
+        chunks=page[:size],
+        total=chunks.count(),
+        skipped=0 if after is None else chunks.filter(ordinal__lte=after).count(),
+        next_cursor=page[size - 1].ordinal if len(page) > size else None,
+    )
 
 
 def document_links(*, document: Document) -> dict[str, list[DocumentLink]]:

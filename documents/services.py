@@ -20,7 +20,9 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from documents import chunking, extraction, parsing
 from documents.duplicates import minhash_signature, text_fingerprint
@@ -34,7 +36,7 @@ from documents.models import (
     Entity,
     IngestBatch,
 )
-from documents.textsearch import chunk_vectors_update
+from documents.textsearch import chunk_vectors_update, chunks_indexed, chunks_removing
 from workspaces.models import AuditEvent, User, Workspace
 from workspaces.services import audit_record
 from workspaces.tenancy import tenant_scope
@@ -401,6 +403,28 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             document,
             "Needs OCR: the PDF has no text layer." if parsed.needs_ocr else "No text found.",
         )
+    if len(parsed.text) > settings.LEXROOM_MAX_DOCUMENT_CHARS:
+        # The original keeps the text; a row of tens of megabytes would serve no one.
+        document.text, document.page_starts = "", []
+        message = gettext(
+            "Too long to index: %(count)s characters, more than the %(limit)s allowed per "
+            "document (setting %(setting)s). The original file is kept."
+        )
+        return _fail(
+            document,
+            _limit_reason(message, count=len(parsed.text), setting="LEXROOM_MAX_DOCUMENT_CHARS"),
+        )
+    with timed("chunk"):
+        drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
+    if len(drafts) > settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT:
+        message = gettext(
+            "Too many passages to index: %(count)s chunks, more than the %(limit)s allowed per "
+            "document (setting %(setting)s). The original file is kept."
+        )
+        return _fail(
+            document,
+            _limit_reason(message, count=len(drafts), setting="LEXROOM_MAX_CHUNKS_PER_DOCUMENT"),
+        )
     document.status = DocumentStatus.PARSED
     with timed("metadata"):
         document.language = _language(parsed.text)
@@ -423,7 +447,6 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             )
 
     with timed("chunk"):
-        drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
         party_names = [name for name, _ in parties]
         chunks = [
             Chunk(
@@ -448,7 +471,7 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             for draft in drafts
         ]
     with timed("store"):
-        Chunk.objects.filter(document=document).delete()
+        _chunks_delete(document)
         Chunk.objects.bulk_create(chunks)
     with timed("index"):
         chunk_vectors_update(
@@ -460,6 +483,8 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
             )
             for chunk in chunks
         )
+        # Findable by full-text now, not once the whole workspace is embedded.
+        chunks_indexed(workspace_id=document.workspace_id, document_id=document.pk)
     document.effective_end_date = document.end_date
     document.status = DocumentStatus.CHUNKED if drafts else DocumentStatus.EMBEDDED
     document.status_reason = ""
@@ -469,13 +494,37 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
 
 
 def _fail(document: Document, reason: str) -> Document:
+    """Mark the document failed. Chunks of an earlier run go: they would still be embedded
+    and searched; the original stays, so nothing stored is lost."""
+    _chunks_delete(document)
     document.status = DocumentStatus.FAILED
     document.status_reason = reason
     document.save()
     return document
 
 
+def _chunks_delete(document: Document) -> None:
+    """Delete the document's chunks, telling listeners first (while they can still read them)."""
+    chunks = Chunk.objects.filter(document=document)
+    if chunks.exists():
+        chunks_removing(workspace_id=document.workspace_id, document_id=document.pk)
+        chunks.delete()
+
+
+def _limit_reason(message: str, *, count: int, setting: str) -> str:
+    """A refusal (``message``, already translated) with the count, the limit and its setting."""
+    return message % {
+        "count": number_format(count, force_grouping=True),
+        "limit": number_format(getattr(settings, setting), force_grouping=True),
+        "setting": setting,
+    }
+
+
 # --- Embedding ---------------------------------------------------------------------------
+
+# Chunks a document takes per turn of an embedding batch: most contracts have fewer, so they
+# are embedded whole in one batch, whatever is queued before them (CUAD: 39 on average).
+FAIR_SHARE_CHUNKS = 64
 
 
 def _needs_embedding(model_name: str) -> Q:
@@ -491,25 +540,47 @@ def chunks_pending_embedding(*, workspace_id: int) -> int:
     )
 
 
-def chunks_embed_pending(*, workspace_id: int, limit: int = 256) -> int:
+def chunks_embed_pending(*, workspace_id: int, limit: int = 256, share: int | None = None) -> int:
     """Embed up to ``limit`` chunks whose vector is missing or from another model.
 
-    ``FOR UPDATE SKIP LOCKED`` lets several workers share the backlog without overlap.
-    Returns how many were embedded (0 when nothing is left).
+    Fair across documents: each document with chunks pending takes turns of up to ``share``
+    chunks (the one with the fewest left first), so a small contract queued behind a huge
+    one is embedded in the next batch, not after it. ``FOR UPDATE SKIP LOCKED`` lets several
+    workers share the backlog without overlap. Returns how many were embedded (0 when
+    nothing is left).
     """
     encoder = get_encoder()
     with transaction.atomic():
-        chunks = list(
+        pending = dict(
             Chunk.objects.filter(workspace_id=workspace_id)
             .filter(_needs_embedding(encoder.name))
-            .select_for_update(skip_locked=True)
-            .only("id", "document_id", "index_text")
-            .order_by("document_id", "ordinal")[:limit]
+            .values("document_id")
+            .annotate(chunks=Count("id"))
+            .values_list("document_id", "chunks")
+            .order_by()
         )
+        shares = _fair_shares(pending, limit=limit, share=share or FAIR_SHARE_CHUNKS)
+        if not shares:
+            return 0
+        with connection.cursor() as cursor:
+            # Each document's first pending chunks, locked; rows another worker holds are
+            # skipped, and that worker's next ones are taken instead.
+            cursor.execute(
+                "SELECT c.id, c.document_id, c.index_text"
+                " FROM unnest(%s::bigint[], %s::int[]) AS share(document_id, quota)"
+                " CROSS JOIN LATERAL ("
+                "  SELECT id, document_id, index_text FROM documents_chunk"
+                "  WHERE document_id = share.document_id"
+                "   AND (embedding IS NULL OR embedding_model <> %s)"
+                "  ORDER BY ordinal LIMIT share.quota FOR UPDATE SKIP LOCKED"
+                " ) c",
+                [list(shares), list(shares.values()), encoder.name],
+            )
+            chunks: list[tuple[int, int, str]] = cursor.fetchall()
         if not chunks:
             return 0
         with timed("embed"):
-            vectors = encoder.encode([chunk.index_text for chunk in chunks])
+            vectors = encoder.encode([text for _, _, text in chunks])
         with timed("store"), connection.cursor() as cursor:
             # One statement per batch (not one per chunk): the vectors travel as text arrays.
             cursor.execute(
@@ -519,13 +590,29 @@ def chunks_embed_pending(*, workspace_id: int, limit: int = 256) -> int:
                 [
                     encoder.name,
                     encoder.dimension,
-                    [chunk.pk for chunk in chunks],
+                    [chunk_id for chunk_id, _, _ in chunks],
                     ["[" + ",".join(f"{x:.6f}" for x in vector) + "]" for vector in vectors],
                 ],
             )
         vector_index_ensure(encoder.dimension)
-        _mark_embedded({chunk.document_id for chunk in chunks}, encoder.name)
+        _mark_embedded({document_id for _, document_id, _ in chunks}, encoder.name)
     return len(chunks)
+
+
+def _fair_shares(pending: dict[int, int], *, limit: int, share: int) -> dict[int, int]:
+    """Chunks each document gets in a batch of ``limit``, from its chunks ``pending``: turns of
+    up to ``share`` per document, the document with the fewest left first in each turn."""
+    order = sorted(pending, key=lambda document_id: (pending[document_id], document_id))
+    shares = dict.fromkeys(order, 0)
+    left = min(limit, sum(pending.values()))
+    while left > 0:
+        for document_id in order:
+            taken = min(share, pending[document_id] - shares[document_id], left)
+            shares[document_id] += taken
+            left -= taken
+            if not left:
+                break
+    return {document_id: count for document_id, count in shares.items() if count}
 
 
 def _mark_embedded(document_ids: set[int], model_name: str) -> None:
@@ -612,6 +699,7 @@ def workspace_contents_delete(*, workspace: Workspace) -> None:
     with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
         documents = Document.objects.filter(workspace=workspace)
         originals = list(documents.values_list("original", flat=True))
+        chunks_removing(workspace_id=workspace.pk, document_id=None)
         with connection.cursor() as cursor:
             # The ORM would load every chunk to cascade; a plain DELETE is what scales.
             cursor.execute("DELETE FROM documents_chunk WHERE workspace_id = %s", [workspace.pk])

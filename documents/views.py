@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from documents.pipeline import store_uploads
 from documents.selectors import (
+    chunk_page,
     document_chunks,
     document_get,
     document_links,
@@ -88,10 +89,20 @@ def document_detail(request: HttpRequest, slug: str, ref: str) -> HttpResponse:
     user = _user(request)
     workspace = workspace_get_for_member(user=user, slug=slug)
     document = document_get(workspace=workspace, ref=ref)
+    after = _cursor(request.GET.get("after"))
     context = {
         "workspace": workspace,
         "document": document,
-        "chunks": document_chunks(document=document),
+        "articles": chunk_page(chunks=document_chunks(document=document), after=after),
         "links": document_links(document=document),
     }
     return render(request, "documents/detail.html", context)
+
+
+def _cursor(raw: str | None) -> int | None:
+    """``?after=<ordinal>`` of the articles' pages; anything else starts from the top."""
+    try:
+        value = int(raw or "")
+    except ValueError:
+        return None
+    return value if value >= 0 else None

@@ -23,6 +23,7 @@ from documents.models import (
     DuplicateMember,
     Entity,
 )
+from documents.selectors import chunk_page
 from search.filters import (
     DateRange,
     SearchFilters,
@@ -387,9 +388,14 @@ def _chunks_for(hits: dict[int, list[ChunkHit]], page: list[Document]) -> dict[i
 
 
 def get_contract(
-    *, workspace: Workspace, contract_id: str, chunk_ids: list[int] | None = None
+    *,
+    workspace: Workspace,
+    contract_id: str,
+    chunk_ids: list[int] | None = None,
+    cursor: int | None = None,
 ) -> dict[str, Any]:
-    """A contract's metadata, links, warnings, and its articles (all, or those asked for)."""
+    """A contract's metadata, links, warnings, and a page of its articles (all of them, or
+    those asked for): ``articles_total`` counts them, ``next_cursor`` continues the reading."""
     document = (
         _documents(workspace).filter(ref=contract_id).first()
         or Document.objects.filter(workspace=workspace, ref=contract_id)
@@ -401,16 +407,20 @@ def get_contract(
             f"Unknown contract_id {contract_id!r}; use search_data_room or describe_data_room.",
             {"field": "contract_id"},
         )
-    chunks = Chunk.objects.filter(document=document).order_by("ordinal")
+    chunks = Chunk.objects.filter(document=document).only(
+        "id", "heading", "article_ref", "page_start", "page_end", "text", "ordinal"
+    )
     if chunk_ids:
-        available = set(chunks.values_list("id", flat=True))
-        unknown = [i for i in chunk_ids if i not in available]
+        asked = chunks.filter(pk__in=chunk_ids)
+        found = set(asked.values_list("id", flat=True))
+        unknown = [i for i in chunk_ids if i not in found]
         if unknown:
+            allowed = chunks.order_by("ordinal").values_list("id", flat=True)[:500]
             raise ToolInputError(
                 f"chunk_ids {unknown} are not articles of {contract_id}.",
-                {"field": "chunk_ids", "allowed": sorted(available)[:500]},
+                {"field": "chunk_ids", "allowed": sorted(allowed)},
             )
-        chunks = chunks.filter(pk__in=chunk_ids)
+        chunks = asked
     record = contract_record(document, links_by_document([document.pk])[document.pk])
     explanations = {
         "amends": [
@@ -424,6 +434,7 @@ def get_contract(
     }
     record["links"] = explanations
     record["status_reason"] = document.status_reason or None
+    page = chunk_page(chunks=chunks, after=cursor)
     record["articles"] = [
         {
             "chunk_id": chunk.pk,
@@ -433,10 +444,10 @@ def get_contract(
             "page_end": chunk.page_end,
             "text": chunk.text,
         }
-        for chunk in chunks.only(
-            "id", "heading", "article_ref", "page_start", "page_end", "text", "ordinal"
-        )
+        for chunk in page.chunks
     ]
+    record["articles_total"] = page.total
+    record["next_cursor"] = page.next_cursor
     return record
 
 

@@ -1,10 +1,33 @@
-"""Writes of the search app: refreshing the per-workspace text statistics BM25 needs."""
+"""Writes of the search app: the per-workspace text statistics BM25 needs.
+
+They follow each document as it is chunked, re-chunked or removed (documents.textsearch
+hooks), so full-text finds a document before it is embedded; a full recount after each
+ingestion batch (documents.analysis hook) clears any drift. Writers of one workspace's
+statistics take turns (an advisory lock): two upserts of the same words in different orders
+could deadlock, and a recount must not interleave with an increment.
+"""
 
 from __future__ import annotations
 
 from django.db import connection, transaction
 
 from search.models import LexemeStat, TextStats
+from workspaces.locks import LockNamespace, workspace_xact_lock
+
+
+def _lock(workspace_id: int) -> None:
+    workspace_xact_lock(namespace=LockNamespace.TEXT_STATS, workspace_id=workspace_id)
+
+
+def _vectors_sql(workspace_id: int, document_id: int | None = None) -> str:
+    """The query ts_stat reads (SQL text: only ints are interpolated; RLS still applies)."""
+    statement = (
+        "SELECT search_vector FROM documents_chunk"  # noqa: S608
+        f" WHERE workspace_id = {int(workspace_id)} AND search_vector IS NOT NULL"
+    )
+    if document_id is not None:
+        statement += f" AND document_id = {int(document_id)}"
+    return statement
 
 
 @transaction.atomic
@@ -13,17 +36,13 @@ def text_stats_refresh(*, workspace_id: int) -> int:
 
     Runs after each ingestion batch (documents.analysis hook). Returns the lexeme count.
     """
+    _lock(workspace_id)
     LexemeStat.objects.filter(workspace_id=workspace_id).delete()
-    statement = (  # ts_stat takes SQL text: only an int is interpolated
-        "SELECT search_vector FROM documents_chunk"  # noqa: S608
-        f" WHERE workspace_id = {int(workspace_id)} AND search_vector IS NOT NULL"
-    )
     with connection.cursor() as cursor:
-        # ts_stat takes a query text; the workspace id is an int, and RLS still applies.
         cursor.execute(
             "INSERT INTO search_lexemestat (workspace_id, lexeme, chunks) "
             "SELECT %s, word, ndoc FROM ts_stat(%s)",
-            [workspace_id, statement],
+            [workspace_id, _vectors_sql(workspace_id)],
         )
         cursor.execute(
             "SELECT count(*), coalesce(avg(length(search_vector)), 0) FROM documents_chunk "
@@ -36,3 +55,69 @@ def text_stats_refresh(*, workspace_id: int) -> int:
         defaults={"chunks": chunks, "mean_length": float(mean_length) or 1.0},
     )
     return LexemeStat.objects.filter(workspace_id=workspace_id).count()
+
+
+@transaction.atomic
+def text_stats_add_document(*, workspace_id: int, document_id: int) -> None:
+    """Count a just-chunked document's words in (documents.textsearch hook).
+
+    A workspace without statistics yet gets a full count instead: counting one document
+    alone would hide every other document's words from the full-text arm.
+    """
+    _lock(workspace_id)
+    if not TextStats.objects.filter(workspace_id=workspace_id).exists():
+        text_stats_refresh(workspace_id=workspace_id)
+        return
+    with connection.cursor() as cursor:
+        # In lexeme order, so concurrent writers would lock rows in the same order.
+        cursor.execute(
+            "INSERT INTO search_lexemestat (workspace_id, lexeme, chunks) "
+            "SELECT %s, word, ndoc FROM ts_stat(%s) ORDER BY word "
+            "ON CONFLICT (workspace_id, lexeme) "
+            "DO UPDATE SET chunks = search_lexemestat.chunks + EXCLUDED.chunks",
+            [workspace_id, _vectors_sql(workspace_id, document_id)],
+        )
+    _totals_shift(workspace_id, document_id, sign=1)
+
+
+@transaction.atomic
+def text_stats_remove_document(*, workspace_id: int, document_id: int | None) -> None:
+    """Count a document's words out before its chunks are deleted (documents.textsearch
+    hook); ``document_id`` None: every chunk of the workspace goes, and its statistics."""
+    _lock(workspace_id)
+    if document_id is None:
+        LexemeStat.objects.filter(workspace_id=workspace_id).delete()
+        TextStats.objects.filter(workspace_id=workspace_id).delete()
+        return
+    if not TextStats.objects.filter(workspace_id=workspace_id).exists():
+        return
+    with connection.cursor() as cursor:
+        # Rows left at 0 are ignored by ranking and dropped by the next recount.
+        cursor.execute(
+            "UPDATE search_lexemestat AS s SET chunks = greatest(s.chunks - d.ndoc, 0) "
+            "FROM (SELECT word, ndoc FROM ts_stat(%s) ORDER BY word) AS d "
+            "WHERE s.workspace_id = %s AND s.lexeme = d.word",
+            [_vectors_sql(workspace_id, document_id), workspace_id],
+        )
+    _totals_shift(workspace_id, document_id, sign=-1)
+
+
+def _totals_shift(workspace_id: int, document_id: int, *, sign: int) -> None:
+    """Add (sign 1) or take out (-1) the document's chunks from the count and mean length."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), coalesce(sum(length(search_vector)), 0) FROM documents_chunk "
+            "WHERE workspace_id = %s AND document_id = %s AND search_vector IS NOT NULL",
+            [workspace_id, document_id],
+        )
+        chunks, length = cursor.fetchone()
+        if not chunks:
+            return
+        cursor.execute(
+            "UPDATE search_textstats SET mean_length = CASE WHEN chunks + %(chunks)s > 0"
+            "   THEN greatest((mean_length * chunks + %(length)s) / (chunks + %(chunks)s), 1.0)"
+            "   ELSE 1.0 END,"
+            " chunks = greatest(chunks + %(chunks)s, 0), updated_at = now() "
+            "WHERE workspace_id = %(workspace_id)s",
+            {"chunks": sign * chunks, "length": float(sign * length), "workspace_id": workspace_id},
+        )

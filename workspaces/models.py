@@ -21,8 +21,11 @@ class Firm(models.Model):
         _("language"),
         max_length=10,
         choices=settings.LANGUAGES,
-        default="fr",
-        help_text=_("Language of the pages, messages and API errors for the firm's users."),
+        blank=True,
+        help_text=_(
+            "Language of the pages, messages and API errors for the firm's users; blank: the "
+            "install's (LANGUAGE_CODE, French by default)."
+        ),
     )
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -84,8 +87,8 @@ class User(AbstractBaseUser, PermissionsMixin):
 
     @property
     def preferred_language(self) -> str:
-        """The user's own language, else the firm's."""
-        return self.language or self.firm.language
+        """The user's own language, else the firm's, else the install's."""
+        return self.language or self.firm.language or settings.LANGUAGE_CODE
 
     def get_full_name(self) -> str:
         return self.full_name or self.email

@@ -56,6 +56,12 @@ class GetContractInput(WorkspaceInput):
         description="Only these articles (chunk_id from search results). Omit for the full text.",
         max_length=200,
     )
+    cursor: int | None = Field(
+        default=None,
+        ge=0,
+        description="next_cursor from the previous get_contract call, to read the next page "
+        "of articles. Omit for the first page.",
+    )
 
 
 class FindDuplicatesInput(WorkspaceInput):
@@ -105,6 +111,7 @@ def _get_contract(context: ToolContext, arguments: GetContractInput) -> dict[str
         workspace=context.workspace,
         contract_id=arguments.contract_id,
         chunk_ids=arguments.chunk_ids,
+        cursor=arguments.cursor,
     )
 
 
@@ -151,7 +158,9 @@ register(
         name="get_contract",
         description="Read one contract: metadata, amendments and their explanations, "
         "warnings (contradictions between metadata and text), and the full text by article "
-        "or only the articles given by chunk_ids.",
+        "or only the articles given by chunk_ids. Articles come a page at a time "
+        "(articles_total says how many in all): while next_cursor is not null, call again "
+        "with cursor=next_cursor for the next ones.",
         input_model=GetContractInput,
         handler=_get_contract,
     )

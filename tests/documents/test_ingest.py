@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from documents.models import Chunk, Document, DocumentStatus, IngestBatch
-from documents.services import IngestError, document_store
+from documents.services import IngestError, document_process, document_store
 from tests.conftest import Room
 from workspaces.models import AuditEvent
 from workspaces.tenancy import tenant_scope
@@ -195,3 +195,48 @@ def test_command_line_shows_an_unloadable_model_as_one_line(tmp_path: Path):
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("CommandError: ")
     assert "'lexroom-test/no-such-model'" in lines[0] and "LEXROOM_EMBEDDING_MODEL" in lines[0]
+
+
+def test_document_over_the_character_limit_is_kept_and_failed_without_chunks(
+    room: Room, tmp_path: Path, settings
+):
+    settings.LEXROOM_MAX_DOCUMENT_CHARS = 100
+    (tmp_path / "long.txt").write_text(CONTRACT)
+    output = ingest(tmp_path / "long.txt", expect_exit=1)
+    assert "LEXROOM_MAX_DOCUMENT_CHARS" in output
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        document = Document.objects.get()
+        assert document.status == DocumentStatus.FAILED
+        assert "characters, more than the 100 allowed" in document.status_reason
+        assert "LEXROOM_MAX_DOCUMENT_CHARS" in document.status_reason
+        assert not Chunk.objects.exists()
+        with default_storage.open(document.original, "rb") as original:
+            assert original.read() == CONTRACT.encode()
+
+
+def test_document_over_the_chunk_limit_is_kept_and_failed_without_chunks(
+    room: Room, tmp_path: Path, settings
+):
+    settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT = 2  # the contract has a preamble and 3 articles
+    (tmp_path / "many.txt").write_text(CONTRACT)
+    ingest(tmp_path / "many.txt", expect_exit=1)
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        document = Document.objects.get()
+        assert document.status == DocumentStatus.FAILED
+        assert "LEXROOM_MAX_CHUNKS_PER_DOCUMENT" in document.status_reason
+        assert not Chunk.objects.exists()
+        assert default_storage.exists(document.original)
+
+
+def test_reprocessing_under_a_lower_limit_drops_the_earlier_chunks(
+    room: Room, tmp_path: Path, settings
+):
+    (tmp_path / "contrat.txt").write_text(CONTRACT)
+    ingest(tmp_path / "contrat.txt")
+    settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT = 2
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        document = document_process(
+            workspace_id=room.workspace.pk, document_id=Document.objects.get().pk
+        )
+        assert document.status == DocumentStatus.FAILED
+        assert not Chunk.objects.exists()

@@ -9,9 +9,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from documents.models import Document, DocumentStatus
+from documents.models import Chunk, Document, DocumentStatus
+from documents.services import document_process
 from tests.conftest import Room
 from tests.documents.test_ingest import CONTRACT, TINY_DATAROOM, zip_of
+from tests.documents.test_tasks import _store
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -143,3 +145,24 @@ def test_zip_over_the_member_limit_is_refused_naming_the_limit(
     assert "at most 2 files (LEXROOM_ZIP_MAX_FILES)" in shown
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         assert not Document.objects.exists()
+
+
+def test_document_page_shows_a_page_of_articles_and_links_to_the_next(
+    owner_client: Client, room: Room, settings
+):
+    settings.LEXROOM_ARTICLES_PER_PAGE = 2  # the contract has a preamble and 3 articles
+    batch = _store(room, ("contrat.txt", CONTRACT))
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        document_process(workspace_id=room.workspace.pk, document_id=batch.document_ids[0])
+        every_heading = list(Chunk.objects.order_by("ordinal").values_list("heading", flat=True))
+    url = reverse("document_detail", args=["deal-alpha", "c01"])
+    first = owner_client.get(url)
+    articles = first.context["articles"]
+    assert [c.heading for c in articles.chunks] == every_heading[:2]
+    assert articles.total == 4 and b"Articles 1\xe2\x80\x932 of 4" in first.content
+    next_link = f'href="?after={articles.next_cursor}#articles"'.encode()
+    assert next_link in first.content
+    second = owner_client.get(url, {"after": articles.next_cursor})
+    assert [c.heading for c in second.context["articles"].chunks] == every_heading[2:]
+    assert second.context["articles"].next_cursor is None
+    assert b'rel="next"' not in second.content

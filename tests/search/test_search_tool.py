@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from agents.tools import ToolError, call_tool
+from documents.models import Chunk
 from tests.agents.test_tools_rest import _load
 from tests.conftest import Room
+from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
 
@@ -146,3 +148,25 @@ def test_viewer_of_nothing_cannot_search(room: Room):
         call_tool(name="search_data_room", arguments={}, user=room.outsider)
     assert error.value.kind == "invalid_arguments"
     assert error.value.details["allowed"] == []
+
+
+def test_get_contract_pages_its_articles_with_a_working_cursor(loaded: Room, settings):
+    settings.LEXROOM_ARTICLES_PER_PAGE = 2
+    with tenant_scope(workspace_ids=[loaded.workspace.pk]):
+        every_chunk = list(
+            Chunk.objects.filter(document__ref="c01")
+            .order_by("ordinal")
+            .values_list("id", flat=True)
+        )
+    assert len(every_chunk) > 2
+    pages, cursor = [], None
+    while True:
+        arguments = {"contract_id": "c01"} | ({"cursor": cursor} if cursor is not None else {})
+        body = call_tool(name="get_contract", arguments=arguments, user=loaded.viewer).content
+        assert body["articles_total"] == len(every_chunk)
+        pages.append([article["chunk_id"] for article in body["articles"]])
+        cursor = body["next_cursor"]
+        if cursor is None:
+            break
+    assert len(pages[0]) == 2 and all(len(page) <= 2 for page in pages)
+    assert [chunk_id for page in pages for chunk_id in page] == every_chunk
