@@ -9,6 +9,8 @@ could deadlock, and a recount must not interleave with an increment.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from django.db import connection, transaction
 
 from search.models import LexemeStat, TextStats
@@ -19,15 +21,13 @@ def _lock(workspace_id: int) -> None:
     workspace_xact_lock(namespace=LockNamespace.TEXT_STATS, workspace_id=workspace_id)
 
 
-def _vectors_sql(workspace_id: int, document_id: int | None = None) -> str:
-    """The query ts_stat reads (SQL text: only ints are interpolated; RLS still applies)."""
-    statement = (
+def _vectors_sql(column: Literal["workspace_id", "document_id"], value: int) -> str:
+    """The query ts_stat reads: a workspace's chunks or one document's (SQL text: only an
+    int is interpolated; RLS still applies)."""
+    return (
         "SELECT search_vector FROM documents_chunk"  # noqa: S608
-        f" WHERE workspace_id = {int(workspace_id)} AND search_vector IS NOT NULL"
+        f" WHERE {column} = {int(value)} AND search_vector IS NOT NULL"
     )
-    if document_id is not None:
-        statement += f" AND document_id = {int(document_id)}"
-    return statement
 
 
 @transaction.atomic
@@ -42,7 +42,7 @@ def text_stats_refresh(*, workspace_id: int) -> int:
         cursor.execute(
             "INSERT INTO search_lexemestat (workspace_id, lexeme, chunks) "
             "SELECT %s, word, ndoc FROM ts_stat(%s)",
-            [workspace_id, _vectors_sql(workspace_id)],
+            [workspace_id, _vectors_sql("workspace_id", workspace_id)],
         )
         cursor.execute(
             "SELECT count(*), coalesce(avg(length(search_vector)), 0) FROM documents_chunk "
@@ -69,13 +69,15 @@ def text_stats_add_document(*, workspace_id: int, document_id: int) -> None:
         text_stats_refresh(workspace_id=workspace_id)
         return
     with connection.cursor() as cursor:
+        # One document's chunks by document_id alone: with the workspace too, a planner
+        # without fresh statistics (a workspace filling up) walks the whole workspace's index.
         # In lexeme order, so concurrent writers would lock rows in the same order.
         cursor.execute(
             "INSERT INTO search_lexemestat (workspace_id, lexeme, chunks) "
             "SELECT %s, word, ndoc FROM ts_stat(%s) ORDER BY word "
             "ON CONFLICT (workspace_id, lexeme) "
             "DO UPDATE SET chunks = search_lexemestat.chunks + EXCLUDED.chunks",
-            [workspace_id, _vectors_sql(workspace_id, document_id)],
+            [workspace_id, _vectors_sql("document_id", document_id)],
         )
     _totals_shift(workspace_id, document_id, sign=1)
 
@@ -97,7 +99,7 @@ def text_stats_remove_document(*, workspace_id: int, document_id: int | None) ->
             "UPDATE search_lexemestat AS s SET chunks = greatest(s.chunks - d.ndoc, 0) "
             "FROM (SELECT word, ndoc FROM ts_stat(%s) ORDER BY word) AS d "
             "WHERE s.workspace_id = %s AND s.lexeme = d.word",
-            [_vectors_sql(workspace_id, document_id), workspace_id],
+            [_vectors_sql("document_id", document_id), workspace_id],
         )
     _totals_shift(workspace_id, document_id, sign=-1)
 
@@ -107,8 +109,8 @@ def _totals_shift(workspace_id: int, document_id: int, *, sign: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*), coalesce(sum(length(search_vector)), 0) FROM documents_chunk "
-            "WHERE workspace_id = %s AND document_id = %s AND search_vector IS NOT NULL",
-            [workspace_id, document_id],
+            "WHERE document_id = %s AND search_vector IS NOT NULL",
+            [document_id],
         )
         chunks, length = cursor.fetchone()
         if not chunks:
