@@ -59,7 +59,7 @@ INSTALLED_APPS = [
     "search",
     "compliance",
     "agents",
-    "django.contrib.admin",
+    "workspaces.admin_config.LexroomAdminConfig",  # django.contrib.admin, throttled login
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -7,10 +7,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from workspaces import auth
 
-admin.site.site_header = "Lexroom administration"
-admin.site.site_title = "Lexroom"
-admin.site.login_form = auth.ThrottledAdminAuthenticationForm
-
 urlpatterns = [
     path("login/", auth.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -10,17 +10,21 @@ from django.http import HttpRequest
 
 from documents.models import Document, DocumentLink, DuplicateGroup, Entity
 from documents.services import entity_merge, entity_split_alias
-from workspaces.admin import FirmScopedAdmin
+from workspaces.admin import AuditedAdmin
 
 
 @admin.register(Entity)
-class EntityAdmin(FirmScopedAdmin):
+class EntityAdmin(AuditedAdmin):
     firm_path = "workspace__firm"
     list_display = ("name", "key", "siren", "siren_valid", "workspace", "merged_into")
     list_filter = ("siren_valid",)
     search_fields = ("name", "key", "siren")
-    readonly_fields = ("key",)
+    # An entity stays in its workspace: its parties and documents are there.
+    readonly_fields = ("key", "workspace", "merged_into")  # merged and split by the actions
     actions = ("merge_into_first", "split_aliases")
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # its parties would go with it; merge or split instead
 
     @admin.action(description="Merge the selected entities into the first one (by name)")
     def merge_into_first(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
@@ -45,7 +49,7 @@ class EntityAdmin(FirmScopedAdmin):
 
 
 @admin.register(Document)
-class DocumentAdmin(FirmScopedAdmin):
+class DocumentAdmin(AuditedAdmin):
     firm_path = "workspace__firm"
     list_display = ("ref", "title", "status", "contract_type", "effective_end_date", "workspace")
     list_filter = ("status", "needs_ocr", "is_amendment")
@@ -58,9 +62,14 @@ class DocumentAdmin(FirmScopedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # documents come in through ingestion, which keeps the original
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Deleting here would leave the original on disk and the word statistics stale;
+        # documents are kept (nothing stored is lost) until a delete service exists.
+        return False
+
 
 @admin.register(DuplicateGroup)
-class DuplicateGroupAdmin(FirmScopedAdmin):
+class DuplicateGroupAdmin(AuditedAdmin):
     firm_path = "workspace__firm"
     list_display = ("pk", "kind", "reason", "workspace")
 
@@ -69,6 +78,6 @@ class DuplicateGroupAdmin(FirmScopedAdmin):
 
 
 @admin.register(DocumentLink)
-class DocumentLinkAdmin(FirmScopedAdmin):
+class DocumentLinkAdmin(AuditedAdmin):
     firm_path = "workspace__firm"
     list_display = ("source", "kind", "target", "explanation")

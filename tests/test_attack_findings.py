@@ -125,7 +125,9 @@ def test_firm_rename_in_the_admin_is_audited(room: Room):
     assert any(a.startswith("firm.") for a in _audit_actions(room.firm))
 
 
-def test_document_deleted_in_the_admin_is_audited(room: Room, owner_client: Client):
+def test_document_cannot_be_deleted_in_the_admin_and_a_title_change_is_audited(
+    room: Room, owner_client: Client
+):
     from documents.models import Document
     from tests.documents.test_ingest import CONTRACT
     from workspaces.tenancy import tenant_scope
@@ -137,11 +139,17 @@ def test_document_deleted_in_the_admin_is_audited(room: Room, owner_client: Clie
     with tenant_scope(workspace_ids=(room.workspace.pk,)):
         document = Document.objects.get(workspace=room.workspace)
     fadmin = UserFactory(firm=room.firm, email="fadmin@alpha.test", is_firm_admin=True)
-    response = login(fadmin).post(
-        f"/admin/documents/document/{document.pk}/delete/", {"post": "yes"}
+    client = login(fadmin)
+    # Deleting would leave its original and word statistics behind: refused, nothing lost.
+    response = client.post(f"/admin/documents/document/{document.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 403
+    with tenant_scope(workspace_ids=(room.workspace.pk,)):
+        assert Document.objects.filter(pk=document.pk).exists()
+    response = client.post(
+        f"/admin/documents/document/{document.pk}/change/", {"title": "Bail renommé"}
     )
     assert response.status_code == 302
-    assert any(a.startswith("document.") and "delete" in a for a in _audit_actions(room.firm))
+    assert "document.change" in _audit_actions(room.firm)
 
 
 # --- F6: ZIP amplification under the per-member ratio floor ------------------------------

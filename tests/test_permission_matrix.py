@@ -153,8 +153,8 @@ ROUTES: dict[str, dict[str, str]] = {
     **admin_model("workspaces/auditevent", add=ADMIN_DENIED, delete=ADMIN_DENIED),
     # Tokens: listed and revoked by firm admins, never created or deleted there.
     **admin_model("workspaces/personaltoken", add=ADMIN_DENIED, delete=ADMIN_DENIED),
-    **admin_model("documents/entity"),
-    **admin_model("documents/document", add=ADMIN_DENIED),
+    **admin_model("documents/entity", delete=ADMIN_DENIED),  # merge or split instead
+    **admin_model("documents/document", add=ADMIN_DENIED, delete=ADMIN_DENIED),
     **admin_model("documents/duplicategroup", add=ADMIN_DENIED),
     **admin_model("documents/documentlink"),
     **admin_model("django_q/schedule", **SUPERUSER_ONLY),

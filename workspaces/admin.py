@@ -18,6 +18,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import BaseModelAdmin
 from django.contrib.admin.utils import unquote
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import UserChangeForm as DjangoUserChangeForm
 from django.db.models import Model, QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse
@@ -107,6 +108,12 @@ def audit_place(obj: Model) -> AuditPlace:
         return AuditPlace("membership", obj.workspace.firm, obj.workspace, obj.user.email)
     if isinstance(obj, PersonalToken):
         return AuditPlace("token", obj.user.firm, None, f"{obj.prefix}… {obj.name}")
+    if isinstance(obj, Firm):
+        return AuditPlace("firm", obj, None, obj.name)
+    workspace = getattr(obj, "workspace", None)
+    if isinstance(workspace, Workspace):
+        # Any other tenant row (documents, entities, links…): audited in its workspace.
+        return AuditPlace(obj._meta.model_name or "row", workspace.firm, workspace, str(obj))
     raise TypeError(f"No audit place for {type(obj).__name__}.")
 
 
@@ -205,9 +212,10 @@ class AuditedAdmin(FirmScopedAdmin):
 
 
 @admin.register(Firm)
-class FirmAdmin(FirmScopedAdmin):
+class FirmAdmin(AuditedAdmin):
     firm_path = "id"
-    list_display = ("name", "created_at")
+    list_display = ("name", "language", "created_at")
+    readonly_fields = ("created_at",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return bool(request.user.is_superuser)
@@ -216,10 +224,21 @@ class FirmAdmin(FirmScopedAdmin):
         return bool(request.user.is_superuser)
 
 
+def _clean_email(form: forms.ModelForm[Any]) -> str:
+    """Emails are stored lower-case and unique whatever their case (they are the login)."""
+    email = User.objects.normalize_email(str(form.cleaned_data["email"]).strip()).lower()
+    taken = User.objects.filter(email__iexact=email).exclude(pk=form.instance.pk)
+    if taken.exists():
+        raise forms.ValidationError(_("A user with this email address already exists."))
+    return email
+
+
 class UserCreationForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = User
         fields = ("email", "full_name", "firm", "is_firm_admin")
+
+    clean_email = _clean_email
 
     def save(self, commit: bool = True) -> User:
         user: User = super().save(commit=False)
@@ -229,6 +248,10 @@ class UserCreationForm(forms.ModelForm):  # type: ignore[type-arg]
         return user
 
 
+class UserChangeForm(DjangoUserChangeForm[User]):
+    clean_email = _clean_email
+
+
 @admin.register(User)
 class UserAdmin(AuditedAdmin, DjangoUserAdmin[User]):
     ordering = ("email",)
@@ -236,6 +259,7 @@ class UserAdmin(AuditedAdmin, DjangoUserAdmin[User]):
     list_filter = ("is_firm_admin", "is_active")
     search_fields = ("email", "full_name")
     add_form = UserCreationForm
+    form = UserChangeForm
     fieldsets = (
         (None, {"fields": ("email", "full_name", "firm", "password")}),
         ("Roles", {"fields": ("is_active", "is_firm_admin")}),
@@ -244,6 +268,12 @@ class UserAdmin(AuditedAdmin, DjangoUserAdmin[User]):
     add_fieldsets = ((None, {"fields": ("email", "full_name", "firm", "is_firm_admin")}),)
     readonly_fields = ("last_login", "date_joined")
     filter_horizontal = ()
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        # An install superuser is out of a firm admin's reach (no view, edit, password set or
+        # delete): otherwise a firm admin could take the superuser's account, and every firm.
+        queryset = super().get_queryset(request)
+        return queryset if request.user.is_superuser else queryset.filter(is_superuser=False)
 
     def user_change_password(
         self, request: HttpRequest, id: str, form_url: str = ""

@@ -15,14 +15,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from workspaces.audit import audit_record_scoped
@@ -176,6 +178,15 @@ class ThrottledAdminAuthenticationForm(ThrottledAuthenticationForm, AdminAuthent
     """The admin's own login page, throttled alike (it checks passwords too)."""
 
 
+def _locked_response(response: HttpResponse, form: Any) -> HttpResponse:
+    """People read the message on the page; scripts and monitoring see 429 + Retry-After."""
+    lockout = getattr(form, "lockout", None)
+    if lockout is not None:
+        response.status_code = 429
+        response["Retry-After"] = str(lockout.minutes * 60)
+    return response
+
+
 class LoginView(auth_views.LoginView):
     """The login page; a locked-out attempt gets the form back with HTTP 429."""
 
@@ -183,16 +194,58 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def form_invalid(self, form: Any) -> HttpResponse:
-        response = super().form_invalid(form)
-        if form.lockout is not None:
-            # People read the message on the page; scripts and monitoring see the status.
-            response.status_code = 429
-            response["Retry-After"] = str(form.lockout.minutes * 60)
-        return response
+        return _locked_response(super().form_invalid(form), form)
+
+
+class LexroomAdminSite(admin.AdminSite):
+    """The admin, whose own login page is throttled and answers a lockout like the site's."""
+
+    site_header = _("Lexroom administration")
+    site_title = "Lexroom"
+    login_form = ThrottledAdminAuthenticationForm
+
+    def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        response = super().login(request, extra_context)
+        form = (getattr(response, "context_data", None) or {}).get("form")
+        return _locked_response(response, form)
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """The current password is a password guess like a sign-in: counted and throttled."""
+
+    lockout: LoginLocked | None = None
+
+    def __init__(self, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self) -> str:
+        check = super().clean_old_password
+        try:
+            login_attempt(
+                email=self.user.email,
+                client=client_address(self.request) if self.request is not None else "",
+                check_credentials=check,
+            )
+        except LoginLocked as locked:
+            self.lockout = locked
+            form = ThrottledAuthenticationForm()
+            form.lockout = locked
+            raise ValidationError(form.lockout_message, code="locked") from None
+        return str(self.cleaned_data["old_password"])
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
-    """The signed-in user's own password change, with an audit row (never the hash)."""
+    """The signed-in user's own password change: throttled like a sign-in, and audited (never
+    the hash)."""
+
+    form_class = ThrottledPasswordChangeForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        return {**super().get_form_kwargs(), "request": self.request}
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        return _locked_response(super().form_invalid(form), form)
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)

@@ -17,6 +17,9 @@ from workspaces.models import User
 from workspaces.tenancy import user_scope
 
 API_PREFIX = "/api/"
+# Pages that check a password: no tenant data, and a sign-in attempt must be committed before
+# the password is checked so that concurrent guesses count each other (workspaces.auth).
+UNSCOPED_PATHS = frozenset({"/login/", "/admin/login/", "/password/"})
 
 
 class TenantMiddleware:
@@ -24,7 +27,7 @@ class TenantMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path_info.startswith(API_PREFIX):
+        if request.path_info.startswith(API_PREFIX) or request.path_info in UNSCOPED_PATHS:
             return self.get_response(request)
         user = request.user
         if not isinstance(user, User) or not user.is_authenticated:

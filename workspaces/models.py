@@ -44,6 +44,10 @@ class UserManager(BaseUserManager["User"]):
         user.save(using=self._db)
         return user
 
+    def get_by_natural_key(self, username: str | None) -> User:
+        # Emails are stored lower-case: "Demo@Lexroom.local" signs in as demo@lexroom.local.
+        return self.get(email=(username or "").strip().lower())
+
     def create_superuser(self, email: str, password: str | None = None, **extra: Any) -> User:
         extra.setdefault("is_superuser", True)
         extra.setdefault("is_firm_admin", True)
