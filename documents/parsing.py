@@ -444,6 +444,16 @@ def _iter_archive(
         if len(members) > budget.members_left:
             raise ParseError("zip_too_many_files", "the archive holds too many files")
         budget.members_left -= len(members)
+        # Members under the floor escape the per-member ratio test below, so many of them
+        # could still multiply an upload a thousandfold: together they answer to the ratio.
+        small = [info for info in members if info.file_size <= _RATIO_FLOOR_BYTES]
+        declared = sum(info.file_size for info in small)
+        packed = max(sum(info.compress_size for info in small), 1)
+        if declared > _RATIO_FLOOR_BYTES and declared > max_ratio * packed:
+            raise ParseError(
+                "zip_bomb",
+                f"its small files expand {declared / packed:.0f} times (at most {max_ratio:.0f})",
+            )
         # Headers can lie low (caught while reading) but a high declared total is reason
         # enough to refuse before inflating anything; nested, it is one bad member.
         if sum(info.file_size for info in members) > budget.bytes_left:

@@ -172,6 +172,8 @@ def dataroom_entries(payload: bytes, *, name: str) -> list[dict[str, Any]]:
         entries = json.loads(payload.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise IngestError("not_dataroom", f"{name}: not valid JSON ({exc}).") from exc
+    except RecursionError:
+        raise IngestError("not_dataroom", f"{name}: JSON nested too deeply.") from None
     if not isinstance(entries, list) or not entries:
         raise IngestError("not_dataroom", f"{name}: a data room is a non-empty JSON list.")
     for position, entry in enumerate(entries, start=1):

@@ -47,6 +47,9 @@ class ToolError(Exception):
         self.message = message
         self.details = details or {}
         self.retry_after = retry_after
+        # False for the repeats of a refusal already audited (a client hammering past its
+        # rate limit must not turn each refused call into a database write).
+        self.audited = True
 
     def as_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {"error": self.kind, "message": self.message}
@@ -115,6 +118,7 @@ def _load() -> None:
 @dataclass
 class _Window:
     calls: deque[float] = field(default_factory=deque)
+    refusing: bool = False  # the first refusal of this run was audited
 
 
 _windows: dict[str, _Window] = {}
@@ -133,11 +137,15 @@ def _rate_limit(key: str) -> None:
             window.calls.popleft()
         if len(window.calls) >= limit:
             retry_after = 60 - (now - window.calls[0])
-            raise ToolError(
+            refusal = ToolError(
                 "rate_limited",
                 f"Too many tool calls (limit {limit} per minute); retry in {retry_after:.0f} s.",
                 retry_after=retry_after,
             )
+            refusal.audited = not window.refusing
+            window.refusing = True
+            raise refusal
+        window.refusing = False
         window.calls.append(now)
 
 
@@ -218,6 +226,8 @@ def call_tool(
         with acting_token(token):
             return _call(name, arguments, user, token, via, started)
     except ToolError as exc:
+        if not exc.audited:
+            raise
         # Refusals are audited too (who tried what), outside the rolled-back transaction.
         with (
             acting_token(token),

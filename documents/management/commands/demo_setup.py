@@ -10,6 +10,7 @@ from django.conf import settings
 from documents.management.model_command import ModelCommand
 from documents.models import Document
 from documents.pipeline import run_in_process, store_dataroom
+from workspaces.models import User
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
 from workspaces.tenancy import tenant_scope
 
@@ -24,7 +25,9 @@ class Command(ModelCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         password = os.environ.get("LEXROOM_DEMO_PASSWORD", "lexroom-demo")
         label = "system:demo_setup"
-        firm, _ = firm_get_or_create(name=DEMO_FIRM)
+        # The demo user's firm, whatever its admin renamed it to; the demo firm on a first run.
+        existing = User.objects.select_related("firm").filter(email=DEMO_EMAIL).first()
+        firm = existing.firm if existing else firm_get_or_create(name=DEMO_FIRM)[0]
         user, _ = user_get_or_create(
             email=DEMO_EMAIL, firm=firm, password=password, actor_label=label
         )
