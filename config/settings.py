@@ -196,6 +196,9 @@ Q_CLUSTER = {
 
 # --- Documents and embeddings.
 LEXROOM_MAX_UPLOAD_BYTES = env_int("LEXROOM_MAX_UPLOAD_MB", 100, minimum=1) * 1024 * 1024
+# Largest request body of any page or API call (several files of an upload together); MCP has
+# its own, smaller cap.
+LEXROOM_MAX_REQUEST_BYTES = env_int("LEXROOM_MAX_REQUEST_MB", 200, minimum=1) * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 LEXROOM_ZIP_MAX_FILES = env_int("LEXROOM_ZIP_MAX_FILES", 2000, minimum=1)

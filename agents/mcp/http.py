@@ -221,6 +221,11 @@ class McpHttpApp:
         if origin is not None and not origin_allowed(origin, host):
             await _json_error(send, 403, "invalid_origin", f"Origin {origin!r} not allowed.", [])
             return
+        if scope.get("method") != "POST":
+            # Stateless: no server-initiated stream to open with GET (the spec allows a 405),
+            # and no session to end with DELETE. A GET would otherwise hang open for ever.
+            await _json_error(send, 405, "method_not_allowed", "Use POST.", [(b"allow", b"POST")])
+            return
         limit = max_body_bytes()
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:

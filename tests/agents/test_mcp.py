@@ -382,6 +382,23 @@ def test_a_signed_in_session_cookie_is_not_an_mcp_credential(world):
     session.delete()
 
 
+def test_get_and_delete_on_mcp_answer_405_instead_of_hanging(world):
+    headers = {"authorization": f"Bearer {world.token_a}", "accept": ACCEPT}
+    for method in ("GET", "DELETE"):
+        response = httpx.request(method, world.url, headers=headers, timeout=10)
+        _clean_error(response, 405)
+        assert response.headers["allow"] == "POST"
+
+
+def test_django_request_bodies_over_the_cap_get_413_before_any_view(world, settings):
+    settings.LEXROOM_MAX_REQUEST_BYTES = 1000
+    base = world.url.removesuffix("/mcp")
+    response = httpx.post(f"{base}/login/", content=b"x" * 5000, timeout=10)
+    assert response.status_code == 413
+    # Under the cap, the request reaches Django (here: CSRF refuses the anonymous POST).
+    assert httpx.post(f"{base}/login/", content=b"x" * 10, timeout=10).status_code == 403
+
+
 def test_read_only_token_cannot_call_a_write_tool(world):
     class WriteInput(BaseModel):
         model_config = ConfigDict(extra="forbid")
