@@ -31,14 +31,15 @@ def workspace_list_for_user(*, user: User) -> QuerySet[Workspace]:
 
 
 def membership_role(*, user: User, workspace: Workspace) -> str | None:
-    role = (
+    """The user's role in the workspace; a firm admin is an owner of every firm workspace
+    (whatever membership row they also have: they could grant it to themselves anyway)."""
+    if user.is_firm_admin and user.firm_id == workspace.firm_id:
+        return Role.OWNER
+    return (
         Membership.objects.filter(user=user, workspace=workspace)
         .values_list("role", flat=True)
         .first()
     )
-    if role is None and user.is_firm_admin and user.firm_id == workspace.firm_id:
-        return Role.OWNER
-    return role
 
 
 def workspace_get_for_member(
