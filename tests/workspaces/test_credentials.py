@@ -178,3 +178,13 @@ def test_tool_arguments_nested_too_deep_are_refused_by_the_registry(room: Room):
         call_tool(name="search_data_room", arguments={"filters": deep}, user=room.owner)
     assert refused.value.kind == "invalid_arguments"
     assert json.dumps(refused.value.as_dict())
+
+
+def test_firm_admin_with_a_viewer_membership_is_still_an_owner(room: Room):
+    from workspaces.selectors import membership_role
+    from workspaces.services import membership_set
+
+    admin = UserFactory(firm=room.firm, email="admin2@alpha.test", is_firm_admin=True)
+    membership_set(workspace=room.workspace, user=admin, role="viewer")
+    with user_scope(admin):
+        assert membership_role(user=admin, workspace=room.workspace) == "owner"
