@@ -3,11 +3,12 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from workspaces import auth
 
-admin.site.site_header = "Lexroom administration"
+admin.site.site_header = _("Lexroom administration")
 admin.site.site_title = "Lexroom"
 admin.site.login_form = auth.ThrottledAdminAuthenticationForm
 
