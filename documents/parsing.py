@@ -1,7 +1,8 @@
 """Turn uploaded bytes into plain text with page offsets, and expand ZIP archives safely.
 
 Pure functions: no models, no settings. Everything that goes wrong with a file comes out as a
-`ParseError` with a stable `code`, so the ingestion pipeline can record it and move on.
+`ParseError` with a stable `code`, so the ingestion pipeline can record it and move on; its
+message is for people, in the active language.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 
 import docx
 import pypdf
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from docx.oxml.ns import qn
 from pypdf.errors import DependencyError
 
@@ -58,12 +61,12 @@ _KIND_LABEL = {
     "pdf": "PDF",
     "docx": "DOCX",
     "zip": "ZIP",
-    "txt": "text",
+    "txt": _("text"),
     "md": "Markdown",
     "html": "HTML",
     "json": "JSON",
-    "text": "text",
-    "binary": "binary data",
+    "text": _("text"),
+    "binary": _("binary data"),
 }
 _TEXT_KINDS = frozenset({"txt", "md", "html", "json"})
 # Old Windows exports are cp1252; JSON is UTF-8 by definition (RFC 8259).
@@ -134,13 +137,15 @@ def detect_type(filename: str, data: bytes) -> str:
     """
     extension = PurePath(filename).suffix.lower()
     if extension not in SUPPORTED_EXTENSIONS:
-        shown = extension or "(no extension)"
-        raise ParseError(
-            "unsupported",
-            f"{filename}: unsupported file type {shown}; supported: {_supported_list()}",
-        )
+        message = gettext("%(file)s: unsupported file type %(extension)s; supported: %(supported)s")
+        values = {
+            "file": filename,
+            "extension": extension or gettext("(no extension)"),
+            "supported": _supported_list(),
+        }
+        raise ParseError("unsupported", message % values)
     if not data:
-        raise ParseError("empty", f"{filename}: the file is empty")
+        raise ParseError("empty", gettext("%(file)s: the file is empty") % {"file": filename})
     expected = _EXPECTED_KIND[extension]
     actual = _sniff(data, allow_cp1252=expected in _LEGACY_TEXT_KINDS)
     if (
@@ -152,15 +157,14 @@ def detect_type(filename: str, data: bytes) -> str:
     if expected == actual:
         return expected
     if expected == "docx" and actual == "zip" and _zip_has_word_document(data) is None:
-        raise ParseError("corrupt", f"{filename}: the DOCX archive cannot be read")
+        message = gettext("%(file)s: the DOCX archive cannot be read")
+        raise ParseError("corrupt", message % {"file": filename})
     # A .docx renamed to .zip is still a well-formed archive; expanding it is harmless.
     if expected == "zip" and actual == "docx":
         return "zip"
-    raise ParseError(
-        "type_mismatch",
-        f"{filename}: extension says {_KIND_LABEL[expected]} "
-        f"but the content is {_KIND_LABEL[actual]}",
-    )
+    message = gettext("%(file)s: extension says %(expected)s but the content is %(actual)s")
+    kinds = {"expected": _KIND_LABEL[expected], "actual": _KIND_LABEL[actual]}
+    raise ParseError("type_mismatch", message % {"file": filename, **kinds})
 
 
 _BLANK_RUN_RE = re.compile(r"\n(?:[ \t]*\n)+")
@@ -190,20 +194,21 @@ def _parse_pdf(filename: str, data: bytes) -> ParsedText:
             try:
                 opened = reader.decrypt("")
             except DependencyError as exc:
-                raise ParseError(
-                    "encrypted", f"{filename}: the PDF uses an unsupported encryption"
-                ) from exc
+                message = gettext("%(file)s: the PDF uses an unsupported encryption")
+                raise ParseError("encrypted", message % {"file": filename}) from exc
             if opened == pypdf.PasswordType.NOT_DECRYPTED:
-                raise ParseError("encrypted", f"{filename}: the PDF is password-protected")
+                message = gettext("%(file)s: the PDF is password-protected")
+                raise ParseError("encrypted", message % {"file": filename})
         pages = [_normalise(page.extract_text() or "") for page in reader.pages]
     except ParseError:
         raise
     except Exception as exc:
         # pypdf raises anything from PdfReadError to KeyError or RecursionError on broken
         # input; for the pipeline they all mean the same thing.
-        raise ParseError("corrupt", f"{filename}: the PDF cannot be read ({exc})") from exc
+        message = gettext("%(file)s: the PDF cannot be read (%(error)s)")
+        raise ParseError("corrupt", message % {"file": filename, "error": exc}) from exc
     if not pages:
-        raise ParseError("empty", f"{filename}: the PDF has no pages")
+        raise ParseError("empty", gettext("%(file)s: the PDF has no pages") % {"file": filename})
     if not any(page.strip() for page in pages):
         # Scanned documents have pages but no text layer: OCR, not rejection.
         return ParsedText(text="", page_starts=[0] * len(pages), media_type="pdf", needs_ocr=True)
@@ -267,13 +272,15 @@ def _parse_docx(filename: str, data: bytes) -> ParsedText:
         raw = "\n".join(_docx_blocks(body))
     except Exception as exc:
         # python-docx surfaces zipfile, KeyError and lxml errors for damaged packages.
-        raise ParseError("corrupt", f"{filename}: the DOCX cannot be read ({exc})") from exc
+        message = gettext("%(file)s: the DOCX cannot be read (%(error)s)")
+        raise ParseError("corrupt", message % {"file": filename, "error": exc}) from exc
     # Word writes both an explicit break and a lastRenderedPageBreak at the same spot, so a
     # page with no text between two breaks is the same break counted twice.
     pages = [_normalise(page) for page in raw.split(_PAGE_BREAK)]
     merged = [pages[0]] + [page for page in pages[1:] if page.strip()]
     if not any(page.strip() for page in merged):
-        raise ParseError("empty", f"{filename}: the document contains no text")
+        message = gettext("%(file)s: the document contains no text")
+        raise ParseError("empty", message % {"file": filename})
     if not merged[0].strip():
         merged = merged[1:]
     return _join_pages(merged, "docx")
@@ -335,7 +342,8 @@ def _parse_html(filename: str, text: str) -> ParsedText:
     )
     body = _normalise("\n".join(lines))
     if not body:
-        raise ParseError("empty", f"{filename}: the page contains no text")
+        message = gettext("%(file)s: the page contains no text")
+        raise ParseError("empty", message % {"file": filename})
     return ParsedText(text=body, page_starts=[0], media_type="html")
 
 
@@ -343,7 +351,8 @@ def _parse_plain(filename: str, text: str, media_type: str) -> ParsedText:
     # Form feeds are how plain-text exports (and pdftotext) mark page boundaries.
     pages = [_normalise(page) for page in text.replace("\r\n", "\n").split("\f")]
     if not any(page.strip() for page in pages):
-        raise ParseError("empty", f"{filename}: the file contains no text")
+        message = gettext("%(file)s: the file contains no text")
+        raise ParseError("empty", message % {"file": filename})
     return _join_pages(pages, media_type)
 
 
@@ -355,18 +364,19 @@ def parse_document(filename: str, data: bytes) -> ParsedText:
     """
     kind = detect_type(filename, data)
     if kind in ("zip", "json"):
-        raise ParseError(
-            "unsupported",
-            f"{filename}: {_KIND_LABEL[kind]} files are not parsed as documents; "
-            "use the data-room import / archive expansion",
+        message = gettext(
+            "%(file)s: %(kind)s files are not parsed as documents; use the data-room import / "
+            "archive expansion"
         )
+        raise ParseError("unsupported", message % {"file": filename, "kind": _KIND_LABEL[kind]})
     if kind == "pdf":
         return _parse_pdf(filename, data)
     if kind == "docx":
         return _parse_docx(filename, data)
     text = _decode_text(data, allow_cp1252=kind in _LEGACY_TEXT_KINDS)
     if text is None:  # pragma: no cover - detect_type already proved it decodes
-        raise ParseError("corrupt", f"{filename}: the text cannot be decoded")
+        message = gettext("%(file)s: the text cannot be decoded")
+        raise ParseError("corrupt", message % {"file": filename})
     if kind == "html":
         return _parse_html(filename, text)
     return _parse_plain(filename, text, kind)
@@ -386,7 +396,7 @@ class _ArchiveTooLarge(ParseError):
     """The shared size budget is spent: the whole batch stops, nested or not."""
 
     def __init__(self) -> None:
-        super().__init__("zip_bomb", "the archive expands beyond the size limit")
+        super().__init__("zip_bomb", gettext("the archive expands beyond the size limit"))
 
 
 @dataclass
@@ -423,11 +433,13 @@ def _read_member(
             if len(buffer) > budget.bytes_left:
                 raise _ArchiveTooLarge
             if len(buffer) > info.file_size:
-                raise ParseError("zip_bomb", "the member expands beyond its declared size")
+                message = gettext("the member expands beyond its declared size")
+                raise ParseError("zip_bomb", message)
             if len(buffer) > _RATIO_FLOOR_BYTES and len(buffer) > max_ratio * max(
                 info.compress_size, 1
             ):
-                raise ParseError("zip_bomb", "the member's compression ratio is implausible")
+                message = gettext("the member's compression ratio is implausible")
+                raise ParseError("zip_bomb", message)
     budget.bytes_left -= len(buffer)
     return bytes(buffer)
 
@@ -438,11 +450,13 @@ def _iter_archive(
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise ParseError("corrupt", f"{prefix or 'archive'}: not a readable ZIP ({exc})") from exc
+        message = gettext("%(file)s: not a readable ZIP (%(error)s)")
+        values = {"file": prefix or gettext("archive"), "error": exc}
+        raise ParseError("corrupt", message % values) from exc
     with archive:
         members = [info for info in archive.infolist() if not info.is_dir()]
         if len(members) > budget.members_left:
-            raise ParseError("zip_too_many_files", "the archive holds too many files")
+            raise ParseError("zip_too_many_files", gettext("the archive holds too many files"))
         budget.members_left -= len(members)
         # Members under the floor escape the per-member ratio test below, so many of them
         # could still multiply an upload a thousandfold: together they answer to the ratio.
@@ -450,58 +464,54 @@ def _iter_archive(
         declared = sum(info.file_size for info in small)
         packed = max(sum(info.compress_size for info in small), 1)
         if declared > _RATIO_FLOOR_BYTES and declared > max_ratio * packed:
-            raise ParseError(
-                "zip_bomb",
-                f"its small files expand {declared / packed:.0f} times (at most {max_ratio:.0f})",
-            )
+            message = gettext("its small files expand %(ratio).0f times (at most %(limit).0f)")
+            raise ParseError("zip_bomb", message % {"ratio": declared / packed, "limit": max_ratio})
         # Headers can lie low (caught while reading) but a high declared total is reason
         # enough to refuse before inflating anything; nested, it is one bad member.
         if sum(info.file_size for info in members) > budget.bytes_left:
-            raise ParseError("zip_bomb", "the archive declares more bytes than the size limit")
+            message = gettext("the archive declares more bytes than the size limit")
+            raise ParseError("zip_bomb", message)
         for info in members:
             parts = _safe_parts(info.filename)
             if parts is None:
+                message = gettext("%(file)s: path escapes the archive")
                 yield (
                     prefix + info.filename,
-                    ParseError("zip_unsafe_path", f"{info.filename}: path escapes the archive"),
+                    ParseError("zip_unsafe_path", message % {"file": info.filename}),
                 )
                 continue
             if not parts or _is_junk(parts):
                 continue
             path = prefix + "/".join(parts)
             if info.flag_bits & 0x1:
-                yield path, ParseError("encrypted", f"{path}: the member is password-protected")
+                message = gettext("%(file)s: the member is password-protected")
+                yield path, ParseError("encrypted", message % {"file": path})
                 continue
             ratio = info.file_size / max(info.compress_size, 1)
             if info.file_size > _RATIO_FLOOR_BYTES and ratio > max_ratio:
-                yield (
-                    path,
-                    ParseError(
-                        "zip_bomb",
-                        f"{path}: declared compression ratio {ratio:.0f}:1 is implausible",
-                    ),
+                message = gettext(
+                    "%(file)s: declared compression ratio %(ratio).0f:1 is implausible"
                 )
+                yield path, ParseError("zip_bomb", message % {"file": path, "ratio": ratio})
                 continue
             try:
                 content = _read_member(archive, info, budget=budget, max_ratio=max_ratio)
             except _ArchiveTooLarge:
                 raise
             except ParseError as exc:
-                yield path, ParseError(exc.code, f"{path}: {exc.message}")
+                yield path, _named(path, exc)
                 continue
             except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError,
                     OSError, EOFError, ValueError) as exc:  # fmt: skip
-                yield path, ParseError("corrupt", f"{path}: the member cannot be extracted ({exc})")
+                message = gettext("%(file)s: the member cannot be extracted (%(error)s)")
+                yield path, ParseError("corrupt", message % {"file": path, "error": exc})
                 continue
             if not path.lower().endswith(".zip"):
                 yield path, content
             elif depth + 1 > max_depth:
-                yield (
-                    path,
-                    ParseError(
-                        "zip_nested_too_deep", f"{path}: archives nested more than {max_depth} deep"
-                    ),
-                )
+                message = gettext("%(file)s: archives nested more than %(depth)d deep")
+                nested = message % {"file": path, "depth": max_depth}
+                yield path, ParseError("zip_nested_too_deep", nested)
             else:
                 yield from _iter_nested(
                     content, path=path, budget=budget, max_ratio=max_ratio,
@@ -521,7 +531,13 @@ def _iter_nested(
     except _ArchiveTooLarge:
         raise
     except ParseError as exc:
-        yield path, ParseError(exc.code, f"{path}: {exc.message}")
+        yield path, _named(path, exc)
+
+
+def _named(path: str, error: ParseError) -> ParseError:
+    """The error with the member's path in front, as every refusal names its file."""
+    message = gettext("%(file)s: %(reason)s") % {"file": path, "reason": error.message}
+    return ParseError(error.code, message)
 
 
 def iter_zip_members(

@@ -73,10 +73,12 @@ def iter_files(paths: list[Path]) -> Iterator[tuple[str, bytes | IngestError]]:
                 yield from iter_files([child])
             continue
         if not path.is_file():
-            yield str(path), IngestError("missing", f"{path}: no such file or folder.")
+            message = gettext("%(file)s: no such file or folder.") % {"file": path}
+            yield str(path), IngestError("missing", message)
             continue
         if path.stat().st_size > settings.LEXROOM_MAX_UPLOAD_BYTES * 4 and path.suffix != ".zip":
-            yield str(path), IngestError("too_large", f"{path}: larger than the limit.")
+            message = gettext("%(file)s: larger than the limit.") % {"file": path}
+            yield str(path), IngestError("too_large", message)
             continue
         yield path.name, path.read_bytes()
 
@@ -111,8 +113,11 @@ def _zip_members(name: str, data: bytes) -> Iterator[tuple[str, bytes | IngestEr
             else:
                 yield label, content
     except parsing.ParseError as exc:
+        reason = exc.message
         limit = _zip_limit(exc.code)
-        message = f"{name}: {exc.message}" + (f"; {limit}" if limit else "")
+        if limit:
+            reason = gettext("%(reason)s; %(limit)s") % {"reason": reason, "limit": limit}
+        message = gettext("%(file)s: %(reason)s") % {"file": name, "reason": reason}
         yield name, IngestError(exc.code, message)
 
 
@@ -310,7 +315,7 @@ def wait_for_batch(
         if final >= total and backlog == 0:
             return
         time.sleep(poll_seconds)
-    raise TimeoutError("The batch did not finish in time; is the worker running?")
+    raise TimeoutError(gettext("The batch did not finish in time; is the worker running?"))
 
 
 def batch_report(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
+from django.utils.translation import gettext
 
 from documents.models import (
     Chunk,
@@ -22,7 +23,7 @@ from workspaces.models import Workspace
 
 class DocumentNotFound(Http404):
     def __init__(self) -> None:
-        super().__init__("No such document.")
+        super().__init__(gettext("No such document."))
 
 
 def document_list(*, workspace: Workspace) -> QuerySet[Document]:

@@ -110,20 +110,23 @@ def document_store(
     Raises :class:`IngestError` (nothing stored) for an empty, oversized or mistyped file.
     """
     if not data:
-        raise IngestError("empty", f"{filename}: the file is empty.")
+        raise IngestError("empty", gettext("%(file)s: the file is empty.") % {"file": filename})
     if len(data) > settings.LEXROOM_MAX_UPLOAD_BYTES:
         limit_mb = settings.LEXROOM_MAX_UPLOAD_BYTES // (1024 * 1024)
-        raise IngestError("too_large", f"{filename}: larger than the {limit_mb} MB limit.")
+        message = gettext("%(file)s: larger than the %(mb)d MB limit.")
+        raise IngestError("too_large", message % {"file": filename, "mb": limit_mb})
     if media_type is None:
         try:
             media_type = parsing.detect_type(filename, data)
         except parsing.ParseError as exc:
             raise IngestError(exc.code, exc.message) from exc
         if media_type in {"zip", "json"}:
+            message = gettext(
+                "%(file)s: a %(kind)s file is a container; ingest it as an archive or import it "
+                "as a data room."
+            )
             raise IngestError(
-                "unsupported",
-                f"{filename}: a {media_type.upper()} is a container; ingest it as an archive or "
-                "import it as a data room.",
+                "unsupported", message % {"file": filename, "kind": media_type.upper()}
             )
     sha256 = hashlib.sha256(data).hexdigest()
     # Serialise reference allocation per workspace (the Workspace row is the lock).
@@ -135,7 +138,8 @@ def document_store(
             existing.save(update_fields=["other_filenames", "updated_at"])
         return existing, False
     if ref and Document.objects.filter(workspace=workspace, ref=ref).exists():
-        raise IngestError("duplicate_ref", f"{filename}: reference {ref} is already used.")
+        message = gettext("%(file)s: reference %(ref)s is already used.")
+        raise IngestError("duplicate_ref", message % {"file": filename, "ref": ref})
     name = _storage_name(workspace, sha256, filename)
     if not default_storage.exists(name):
         default_storage.save(name, ContentFile(data))
@@ -171,23 +175,36 @@ def dataroom_entries(payload: bytes, *, name: str) -> list[dict[str, Any]]:
     try:
         entries = json.loads(payload.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IngestError("not_dataroom", f"{name}: not valid JSON ({exc}).") from exc
+        message = gettext("%(file)s: not valid JSON (%(error)s).")
+        raise IngestError("not_dataroom", message % {"file": name, "error": exc}) from exc
     except RecursionError:
-        raise IngestError("not_dataroom", f"{name}: JSON nested too deeply.") from None
+        message = gettext("%(file)s: JSON nested too deeply.")
+        raise IngestError("not_dataroom", message % {"file": name}) from None
     if not isinstance(entries, list) or not entries:
-        raise IngestError("not_dataroom", f"{name}: a data room is a non-empty JSON list.")
+        message = gettext("%(file)s: a data room is a non-empty JSON list.")
+        raise IngestError("not_dataroom", message % {"file": name})
     for position, entry in enumerate(entries, start=1):
         if not isinstance(entry, dict):
-            raise IngestError("not_dataroom", f"{name}: entry {position} is not an object.")
+            message = gettext("%(file)s: entry %(position)d is not an object.")
+            raise IngestError("not_dataroom", message % {"file": name, "position": position})
         missing = [field for field in ("filename", "content") if not entry.get(field)]
         if missing:
+            message = gettext(
+                "%(file)s: entry %(position)d lacks %(missing)s (expected fields: %(fields)s)."
+            )
             raise IngestError(
                 "not_dataroom",
-                f"{name}: entry {position} lacks {', '.join(missing)} "
-                f"(expected fields: {', '.join(DATAROOM_FIELDS)}).",
+                message
+                % {
+                    "file": name,
+                    "position": position,
+                    "missing": ", ".join(missing),
+                    "fields": ", ".join(DATAROOM_FIELDS),
+                },
             )
         if not isinstance(entry["content"], str):
-            raise IngestError("not_dataroom", f"{name}: entry {position} content is not text.")
+            message = gettext("%(file)s: the content of entry %(position)d is not text.")
+            raise IngestError("not_dataroom", message % {"file": name, "position": position})
     return entries
 
 
@@ -271,11 +288,14 @@ def _apply_metadata(document: Document, text: str) -> list[tuple[str, str]]:
     document.contract_type = extraction.normalize_contract_type(meta.get("contract_type")) or ""
     document.signature_date = extraction.parse_date(_as_str(meta.get("signature_date")))
     if meta.get("signature_date") and document.signature_date is None:
-        warnings.append(f"Date de signature illisible : {meta.get('signature_date')!r}.")
+        message = gettext("Unreadable signature date: %(value)r.")
+        warnings.append(message % {"value": meta.get("signature_date")})
 
     metadata_end = extraction.parse_date(_as_str(meta.get("end_date")))
     if meta.get("end_date") and metadata_end is None:
-        warnings.append(f"Date de fin illisible : {meta.get('end_date')!r}.")
+        warnings.append(
+            gettext("Unreadable end date: %(value)r.") % {"value": meta.get("end_date")}
+        )
     text_end = extraction.derive_end_date(text, document.signature_date)
     if metadata_end is not None:
         document.end_date, document.end_date_source = metadata_end, "metadata"
@@ -368,17 +388,20 @@ def _entity_for(document: Document, name: str, siren_written: str) -> tuple[Enti
         changed = True
     siren = extraction.normalize_siren(siren_written)
     if siren_written and siren is None:
-        warnings.append(f"SIREN illisible pour {display} : {siren_written!r}.")
+        message = gettext("Unreadable SIREN for %(party)s: %(value)r.")
+        warnings.append(message % {"party": display, "value": siren_written})
     elif siren:
         valid = extraction.siren_is_valid(siren)
         if not valid:
-            warnings.append(f"SIREN {siren} de {display} invalide (clé de Luhn).")
+            message = gettext("SIREN %(siren)s of %(party)s is invalid (Luhn check digit).")
+            warnings.append(message % {"siren": siren, "party": display})
         if not entity.siren:
             entity.siren, entity.siren_valid, changed = siren, valid, True
         elif entity.siren != siren:
-            warnings.append(
-                f"SIREN {siren} de {display} différent de celui déjà connu ({entity.siren})."
+            message = gettext(
+                "SIREN %(siren)s of %(party)s differs from the one already known (%(known)s)."
             )
+            warnings.append(message % {"siren": siren, "party": display, "known": entity.siren})
     if changed:
         entity.save()
     return entity, warnings
@@ -395,7 +418,8 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
         return _fail(document, exc.message)
     except Exception as exc:  # a parser bug must fail this document, not the batch
         logger.exception("Parsing %s failed", document)
-        return _fail(document, f"Unexpected parsing error: {exc.__class__.__name__}: {exc}")
+        message = gettext("Unexpected parsing error: %(error)s: %(detail)s")
+        return _fail(document, message % {"error": exc.__class__.__name__, "detail": exc})
     document.text = parsed.text
     document.page_starts = parsed.page_starts
     document.media_type = document.media_type or parsed.media_type
@@ -403,7 +427,9 @@ def document_process(*, workspace_id: int, document_id: int) -> Document:
         document.needs_ocr = parsed.needs_ocr
         return _fail(
             document,
-            "Needs OCR: the PDF has no text layer." if parsed.needs_ocr else "No text found.",
+            gettext("Needs OCR: the PDF has no text layer.")
+            if parsed.needs_ocr
+            else gettext("No text found."),
         )
     if len(parsed.text) > settings.LEXROOM_MAX_DOCUMENT_CHARS:
         # The original keeps the text; a row of tens of megabytes would serve no one.

@@ -58,10 +58,11 @@ def document_upload(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponse(str(exc), status=403)
     files = request.FILES.getlist("files")
     if not files:
-        messages.error(request, "Choose at least one file.")
+        messages.error(request, gettext("Choose at least one file."))
         return redirect("document_index", slug=slug)
     if len(files) > MAX_FILES_PER_UPLOAD:
-        messages.error(request, f"At most {MAX_FILES_PER_UPLOAD} files per upload (use a ZIP).")
+        message = gettext("At most %(count)d files per upload (use a ZIP).")
+        messages.error(request, message % {"count": MAX_FILES_PER_UPLOAD})
         return redirect("document_index", slug=slug)
     _, results = store_uploads(workspace=workspace, uploads=files, user=user, label="web upload")
     stored = [r.name for r in results if r.document is not None]

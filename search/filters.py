@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 
@@ -32,7 +33,8 @@ class DateRange(_Strict):
     @model_validator(mode="after")
     def _ordered(self) -> DateRange:
         if self.after and self.before and self.after > self.before:
-            raise ValueError(f"after ({self.after}) is later than before ({self.before})")
+            message = gettext("after (%(after)s) is later than before (%(before)s)")
+            raise ValueError(message % {"after": self.after, "before": self.before})
         return self
 
 
@@ -54,7 +56,7 @@ def parse_filters(raw: dict[str, Any] | None) -> SearchFilters:
     if raw is None:
         return SearchFilters()
     if not isinstance(raw, dict):
-        raise ToolInputError("filters must be an object.")
+        raise ToolInputError(gettext("filters must be an object."))
     try:
         return SearchFilters.model_validate(raw)
     except ValidationError as exc:
@@ -79,7 +81,7 @@ def validate_against(filters: SearchFilters, vocabulary: Vocabulary) -> None:
     unknown_entities = [i for i in filters.entity_ids if i not in vocabulary.entity_ids]
     if unknown_entities:
         raise ToolInputError(
-            f"Unknown entity_ids {unknown_entities}; call describe_data_room for the entities.",
+            unknown_entities_message(unknown_entities),
             {
                 "field": "filters.entity_ids",
                 "allowed": [
@@ -93,17 +95,25 @@ def validate_against(filters: SearchFilters, vocabulary: Vocabulary) -> None:
         _check_values("filters.governing_law.not_in", filters.governing_law.not_in, vocabulary.laws)
     unknown_refs = [ref for ref in filters.document_ids if ref not in vocabulary.refs]
     if unknown_refs:
+        message = gettext(
+            "Unknown document_ids %(ids)s: use contract ids (such as c01) from search_data_room "
+            "results."
+        )
         raise ToolInputError(
-            f"Unknown document_ids {unknown_refs[:20]}: use contract ids (such as c01) from "
-            "search_data_room results.",
-            {"field": "filters.document_ids"},
+            message % {"ids": unknown_refs[:20]}, {"field": "filters.document_ids"}
         )
 
 
 def _check_values(field: str, values: list[str], allowed: list[str]) -> None:
     unknown = [value for value in values if value not in allowed]
     if unknown:
+        message = gettext("Unknown value(s) %(values)s for %(field)s; allowed: %(allowed)s.")
         raise ToolInputError(
-            f"Unknown value(s) {unknown} for {field}; allowed: {allowed}.",
+            message % {"values": unknown, "field": field, "allowed": allowed},
             {"field": field, "allowed": allowed},
         )
+
+
+def unknown_entities_message(unknown: list[int]) -> str:
+    message = gettext("Unknown entity_ids %(ids)s; call describe_data_room for the entities.")
+    return message % {"ids": unknown}

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Min, Prefetch, Q, QuerySet
 from django.db.models.functions import Length
+from django.utils.translation import gettext
 
 from documents.models import (
     Chunk,
@@ -30,6 +31,7 @@ from search.filters import (
     ToolInputError,
     Vocabulary,
     parse_filters,
+    unknown_entities_message,
     validate_against,
 )
 from search.ranking import ChunkHit, rank_chunks
@@ -188,49 +190,57 @@ def _base(workspace: Workspace, filters: SearchFilters) -> QuerySet[Document]:
 
 
 def _matched(document: Document, filters: SearchFilters, names: dict[int, str]) -> list[str]:
+    """Why the contract passes the filters, one line per filter, in the caller's language."""
     matched = []
     for entity_id in filters.entity_ids:
-        matched.append(f"partie : {names.get(entity_id, entity_id)}")
+        matched.append(gettext("party: %(name)s") % {"name": names.get(entity_id, entity_id)})
     if filters.contract_types:
-        matched.append(f"type {document.contract_type} (∈ {', '.join(filters.contract_types)})")
+        matched.append(
+            gettext("type %(type)s (∈ %(allowed)s)")
+            % {"type": document.contract_type, "allowed": ", ".join(filters.contract_types)}
+        )
     if filters.governing_law and (filters.governing_law.in_ or filters.governing_law.not_in):
         rule = []
         if filters.governing_law.in_:
             rule.append(f"∈ {', '.join(filters.governing_law.in_)}")
         if filters.governing_law.not_in:
             rule.append(f"∉ {', '.join(filters.governing_law.not_in)}")
-        matched.append(f"loi {document.governing_law} ({'; '.join(rule)})")
-    for label, value, bounds in (
-        ("signature", document.signature_date, filters.signature_date),
-        ("fin", document.effective_end_date, filters.end_date),
+        matched.append(
+            gettext("law %(law)s (%(rule)s)")
+            % {"law": document.governing_law, "rule": "; ".join(rule)}
+        )
+    for message, value, bounds in (
+        (gettext("signature %(date)s (%(rule)s)"), document.signature_date, filters.signature_date),
+        (gettext("end %(date)s (%(rule)s)"), document.effective_end_date, filters.end_date),
     ):
         if bounds and value and (bounds.after or bounds.before):
-            rule = []
-            if bounds.after:
-                rule.append(f">= {bounds.after.isoformat()}")
-            if bounds.before:
-                rule.append(f"<= {bounds.before.isoformat()}")
-            matched.append(f"{label} {value.isoformat()} ({' et '.join(rule)})")
+            after, before = _iso(bounds.after), _iso(bounds.before)
+            if after and before:
+                between = gettext(">= %(after)s and <= %(before)s")
+                bound = between % {"after": after, "before": before}
+            else:
+                bound = f">= {after}" if after else f"<= {before}"
+            matched.append(message % {"date": value.isoformat(), "rule": bound})
     if filters.document_ids:
-        matched.append(f"contrat {document.ref} demandé")
+        matched.append(gettext("contract %(id)s requested") % {"id": document.ref})
     return matched
 
 
 def _validate_paging(query: str | None, limit: Any, offset: Any) -> tuple[str | None, int, int]:
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise ToolInputError(f"limit must be an integer from 1 to {MAX_LIMIT}.", {"field": "limit"})
+        message = gettext("limit must be an integer from 1 to %(max)d.")
+        raise ToolInputError(message % {"max": MAX_LIMIT}, {"field": "limit"})
     if not isinstance(offset, int) or isinstance(offset, bool) or not 0 <= offset <= MAX_OFFSET:
-        raise ToolInputError(
-            f"offset must be an integer from 0 to {MAX_OFFSET}.", {"field": "offset"}
-        )
+        message = gettext("offset must be an integer from 0 to %(max)d.")
+        raise ToolInputError(message % {"max": MAX_OFFSET}, {"field": "offset"})
     if query is not None:
         if not isinstance(query, str):
-            raise ToolInputError("query must be a string.", {"field": "query"})
+            raise ToolInputError(gettext("query must be a string."), {"field": "query"})
         query = "".join(ch for ch in query if ch.isprintable() or ch in "\n\t").strip()
         if len(query) > MAX_QUERY_CHARS:
+            message = gettext("query is too long (%(count)d characters, at most %(max)d).")
             raise ToolInputError(
-                f"query is too long ({len(query)} characters, at most {MAX_QUERY_CHARS}).",
-                {"field": "query"},
+                message % {"count": len(query), "max": MAX_QUERY_CHARS}, {"field": "query"}
             )
         query = query or None
     return query, limit, offset
@@ -296,7 +306,7 @@ def search_data_room(
             "ref", "effective_end_explanation", "effective_end_date"
         ):
             excluded_by_amendment[ref] = explanation or (
-                f"fin effective {_iso(effective_end)} après avenant"
+                gettext("effective end %(date)s after an amendment") % {"date": _iso(effective_end)}
             )
 
     total_candidates = _documents(workspace).count()
@@ -403,10 +413,8 @@ def get_contract(
         .first()
     )
     if document is None:
-        raise ToolInputError(
-            f"Unknown contract_id {contract_id!r}; use search_data_room or describe_data_room.",
-            {"field": "contract_id"},
-        )
+        message = gettext("Unknown contract_id %(id)r; use search_data_room or describe_data_room.")
+        raise ToolInputError(message % {"id": contract_id}, {"field": "contract_id"})
     chunks = Chunk.objects.filter(document=document).only(
         "id", "heading", "article_ref", "page_start", "page_end", "text", "ordinal"
     )
@@ -416,8 +424,9 @@ def get_contract(
         unknown = [i for i in chunk_ids if i not in found]
         if unknown:
             allowed = chunks.order_by("ordinal").values_list("id", flat=True)[:500]
+            message = gettext("chunk_ids %(ids)s are not articles of %(id)s.")
             raise ToolInputError(
-                f"chunk_ids {unknown} are not articles of {contract_id}.",
+                message % {"ids": unknown, "id": contract_id},
                 {"field": "chunk_ids", "allowed": sorted(allowed)},
             )
         chunks = asked
@@ -461,10 +470,7 @@ def find_duplicates(*, workspace: Workspace, entity_ids: list[int] | None = None
         )
         unknown = [i for i in entity_ids if i not in known]
         if unknown:
-            raise ToolInputError(
-                f"Unknown entity_ids {unknown}; call describe_data_room for the entities.",
-                {"field": "entity_ids"},
-            )
+            raise ToolInputError(unknown_entities_message(unknown), {"field": "entity_ids"})
     members: dict[int, list[Document]] = {}
     for member in DuplicateMember.objects.filter(workspace=workspace).select_related("document"):
         members.setdefault(member.group_id, []).append(member.document)

@@ -33,7 +33,7 @@ from workspaces.tokens import token_revoke
 
 # Named in the audit when they change, their values never.
 SECRET_FIELDS = frozenset({"password", "token_hash"})
-NOT_RECORDED = "(changed, not recorded)"
+NOT_RECORDED = "(changed, not recorded)"  # an audit value (data), not a sentence on a page
 
 
 def _firm_admin(request: HttpRequest) -> bool:
@@ -262,8 +262,8 @@ class UserAdmin(AuditedAdmin, DjangoUserAdmin[User]):
     form = UserChangeForm
     fieldsets = (
         (None, {"fields": ("email", "full_name", "firm", "password")}),
-        ("Roles", {"fields": ("is_active", "is_firm_admin")}),
-        ("Dates", {"fields": ("last_login", "date_joined")}),
+        (_("Roles"), {"fields": ("is_active", "is_firm_admin")}),
+        (_("Dates"), {"fields": ("last_login", "date_joined")}),
     )
     add_fieldsets = ((None, {"fields": ("email", "full_name", "firm", "is_firm_admin")}),)
     readonly_fields = ("last_login", "date_joined")

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class WorkspacesConfig(AppConfig):
     name = "workspaces"
-    verbose_name = "Workspaces and tenancy"
+    verbose_name = _("Firms and workspaces")
 
     def ready(self) -> None:
         from django.db.models.signals import post_migrate

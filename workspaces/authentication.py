@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
@@ -65,7 +66,8 @@ class TokenPermissions(IsAuthenticated):
     tools write) sets ``writes_data = False``; otherwise every unsafe method writes.
     """
 
-    message = _("This token is read-only.")
+    # Lazy: a class attribute is read in each request's language, not the one at import.
+    message = gettext_lazy("This token is read-only.")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if not super().has_permission(request, view):

@@ -35,9 +35,14 @@ class ScopedAPIView(APIView):
             self._tenant_stack = stack
             return super().dispatch(request, *args, **kwargs)
 
+    def perform_authentication(self, request: Request) -> None:
+        super().perform_authentication(request)
+        # The caller is known from here on: permission and throttle refusals, validation
+        # errors and the handler's messages are in their language.
+        activate_for(request.user)
+
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
-        activate_for(request.user)
         token = request_token(request)
         self._tenant_stack.enter_context(acting_token(token))
         only = token.workspace_ids if token is not None and token.workspace_ids else None

@@ -10,13 +10,14 @@ from django.contrib.auth.models import PermissionsMixin
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
 class Firm(models.Model):
     """A law firm. One install may host several; users and workspaces belong to one."""
 
-    name = models.CharField(max_length=200, unique=True)
+    name = models.CharField(_("name"), max_length=200, unique=True)
     language = models.CharField(
         _("language"),
         max_length=10,
@@ -27,7 +28,11 @@ class Firm(models.Model):
             "install's (LANGUAGE_CODE, French by default)."
         ),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("firm")
+        verbose_name_plural = _("firms")
 
     def __str__(self) -> str:
         return self.name
@@ -38,7 +43,7 @@ class UserManager(BaseUserManager["User"]):
 
     def create_user(self, email: str, password: str | None = None, **extra: Any) -> User:
         if not email:
-            raise ValueError("An email address is required.")
+            raise ValueError(gettext("An email address is required."))
         user = self.model(email=self.normalize_email(email).lower(), **extra)
         user.set_password(password)  # None gives an unusable password
         user.save(using=self._db)
@@ -59,8 +64,8 @@ class UserManager(BaseUserManager["User"]):
 class User(AbstractBaseUser, PermissionsMixin):
     """A firm member. Logs in with their email; firm admins manage the firm in the admin."""
 
-    email = models.EmailField(unique=True)
-    full_name = models.CharField(max_length=200, blank=True)
+    email = models.EmailField(_("email"), unique=True)
+    full_name = models.CharField(_("full name"), max_length=200, blank=True)
     language = models.CharField(
         _("language"),
         max_length=10,
@@ -68,18 +73,26 @@ class User(AbstractBaseUser, PermissionsMixin):
         blank=True,
         help_text=_("Blank: the firm's language."),
     )
-    firm = models.ForeignKey(Firm, on_delete=models.PROTECT, related_name="users")
-    is_firm_admin = models.BooleanField(
-        default=False, help_text="Manages the firm's users and workspaces in the admin."
+    firm = models.ForeignKey(
+        Firm, on_delete=models.PROTECT, related_name="users", verbose_name=_("firm")
     )
-    is_active = models.BooleanField(default=True)
-    date_joined = models.DateTimeField(default=timezone.now)
+    is_firm_admin = models.BooleanField(
+        _("firm admin"),
+        default=False,
+        help_text=_("Manages the firm's users and workspaces in the admin."),
+    )
+    is_active = models.BooleanField(_("active"), default=True)
+    date_joined = models.DateTimeField(_("date joined"), default=timezone.now)
 
     objects = UserManager()
 
     USERNAME_FIELD = "email"
     EMAIL_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = []
+
+    class Meta:
+        verbose_name = _("user")
+        verbose_name_plural = _("users")
 
     def __str__(self) -> str:
         return self.email
@@ -104,12 +117,16 @@ class User(AbstractBaseUser, PermissionsMixin):
 class Workspace(models.Model):
     """A data room or a matter. All tenant data hangs off a workspace and is RLS-isolated."""
 
-    firm = models.ForeignKey(Firm, on_delete=models.PROTECT, related_name="workspaces")
-    slug = models.SlugField(max_length=80)
-    title = models.CharField(max_length=200)
-    created_at = models.DateTimeField(default=timezone.now)
+    firm = models.ForeignKey(
+        Firm, on_delete=models.PROTECT, related_name="workspaces", verbose_name=_("firm")
+    )
+    slug = models.SlugField(_("slug"), max_length=80)
+    title = models.CharField(_("title"), max_length=200)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("workspace")
+        verbose_name_plural = _("workspaces")
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["firm", "slug"], name="workspace_slug_unique_per_firm")
         ]
@@ -119,9 +136,9 @@ class Workspace(models.Model):
 
 
 class Role(models.TextChoices):
-    OWNER = "owner", "Owner"
-    EDITOR = "editor", "Editor"
-    VIEWER = "viewer", "Viewer"
+    OWNER = "owner", _("Owner")
+    EDITOR = "editor", _("Editor")
+    VIEWER = "viewer", _("Viewer")
 
 
 # What each role may do, from least to most. A higher role includes the lower ones.
@@ -135,12 +152,21 @@ class Membership(models.Model):
     # selectors find a user's workspaces before any workspace is in scope.
     rls_user_column: ClassVar[str] = "user_id"
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
-    role = models.CharField(max_length=10, choices=Role.choices)
-    created_at = models.DateTimeField(default=timezone.now)
+    workspace = models.ForeignKey(
+        Workspace,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("workspace"),
+    )
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("user")
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique")
         ]
@@ -155,22 +181,38 @@ class AuditEvent(models.Model):
     # Firm-level events (no workspace) are visible to the firm's scope.
     rls_firm_column: ClassVar[str] = "firm_id"
 
-    firm = models.ForeignKey(Firm, on_delete=models.PROTECT, related_name="+")
+    firm = models.ForeignKey(
+        Firm, on_delete=models.PROTECT, related_name="+", verbose_name=_("firm")
+    )
     workspace = models.ForeignKey(
-        Workspace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        Workspace,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("workspace"),
     )
     actor = models.ForeignKey(
-        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        User,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("actor"),
     )
     actor_label = models.CharField(
-        max_length=200, help_text="Email or 'system:<command>' at the time of the event."
+        _("actor label"),
+        max_length=200,
+        help_text=_("Email or 'system:<command>' at the time of the event."),
     )
-    action = models.CharField(max_length=80, db_index=True)
-    target = models.CharField(max_length=200, blank=True)
-    details = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    action = models.CharField(_("action"), max_length=80, db_index=True)
+    target = models.CharField(_("target"), max_length=200, blank=True)
+    details = models.JSONField(_("details"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("date"), default=timezone.now, db_index=True)
 
     class Meta:
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
         ordering = ("-created_at",)
 
     def __str__(self) -> str:
@@ -180,19 +222,29 @@ class AuditEvent(models.Model):
 class PersonalToken(models.Model):
     """A user's API/MCP token. Only its SHA-256 is stored; the token is shown once."""
 
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="tokens")
-    name = models.CharField(max_length=100)
-    prefix = models.CharField(max_length=16, help_text="First characters, to recognise it.")
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="tokens", verbose_name=_("user")
+    )
+    name = models.CharField(_("name"), max_length=100)
+    prefix = models.CharField(
+        _("prefix"), max_length=16, help_text=_("First characters, to recognise it.")
+    )
     token_hash = models.CharField(max_length=64, unique=True)
     # Empty: every workspace the user can open. An array, not a relation, so reading it
     # needs no tenant scope (it is read to build that scope).
-    workspace_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
-    read_only = models.BooleanField(default=False)
-    expires_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    last_used_from = models.CharField(max_length=100, blank=True)
+    workspace_ids = ArrayField(
+        models.BigIntegerField(), default=list, blank=True, verbose_name=_("workspace ids")
+    )
+    read_only = models.BooleanField(_("read-only"), default=False)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True)
+    last_used_from = models.CharField(_("last used from"), max_length=100, blank=True)
+
+    class Meta:
+        verbose_name = _("personal token")
+        verbose_name_plural = _("personal tokens")
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.name})"

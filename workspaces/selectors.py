@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import BooleanField, F, Func, OuterRef, QuerySet
 from django.http import Http404
+from django.utils.translation import gettext
 
 from workspaces.models import ROLE_RANK, Membership, PersonalToken, Role, User, Workspace
 from workspaces.tenancy import current_workspace_ids
@@ -14,12 +15,13 @@ class WorkspaceNotFound(Http404):
     """Missing and foreign workspaces raise this alike: no existence leak."""
 
     def __init__(self) -> None:
-        super().__init__("No such workspace.")
+        super().__init__(gettext("No such workspace."))
 
 
 class RoleRequired(PermissionError):
     def __init__(self, required: str) -> None:
-        super().__init__(f"This needs the {required} role in the workspace.")
+        message = gettext("This needs the %(role)s role in the workspace.")
+        super().__init__(message % {"role": Role(required).label})
         self.required = required
 
 

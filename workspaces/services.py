@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from workspaces.credentials import acting_token_id
 from workspaces.models import AuditEvent, Firm, Membership, Role, User, Workspace
@@ -44,11 +45,16 @@ def audit_record(
     )
 
 
+def _not_in_firm(user: User, firm: Firm) -> str:
+    message = gettext("%(email)s is not a member of firm %(firm)r.")
+    return message % {"email": user.email, "firm": firm.name}
+
+
 @transaction.atomic
 def firm_get_or_create(*, name: str) -> tuple[Firm, bool]:
     name = name.strip()
     if not name:
-        raise TenancyError("A firm name cannot be empty.")
+        raise TenancyError(gettext("A firm name cannot be empty."))
     return Firm.objects.get_or_create(name=name)
 
 
@@ -62,11 +68,14 @@ def user_get_or_create(
     """
     email = User.objects.normalize_email(email.strip()).lower()
     if "@" not in email:
-        raise TenancyError(f"{email!r} is not an email address.")
+        raise TenancyError(gettext("%(email)r is not an email address.") % {"email": email})
     user = User.objects.filter(email=email).first()
     if user is not None:
         if user.firm_id != firm.pk:
-            raise TenancyError(f"{email} belongs to firm {user.firm.name!r}, not {firm.name!r}.")
+            message = gettext("%(email)s belongs to firm %(firm)r, not %(other)r.")
+            raise TenancyError(
+                message % {"email": email, "firm": user.firm.name, "other": firm.name}
+            )
         if password:
             user.set_password(password)
             user.save(update_fields=["password"])
@@ -83,7 +92,7 @@ def workspace_create(
 ) -> tuple[Workspace, bool]:
     """Create a workspace with ``owner`` as owner; idempotent on (firm, slug)."""
     if owner.firm_id != firm.pk:
-        raise TenancyError(f"{owner.email} is not a member of firm {firm.name!r}.")
+        raise TenancyError(_not_in_firm(owner, firm))
     workspace, created = Workspace.objects.get_or_create(
         firm=firm, slug=slug, defaults={"title": title or slug}
     )
@@ -106,9 +115,10 @@ def membership_set(
 ) -> tuple[Membership, bool]:
     """Give ``user`` ``role`` in ``workspace``. Returns (membership, changed). Idempotent."""
     if role not in Role.values:
-        raise TenancyError(f"Unknown role {role!r}; allowed: {', '.join(Role.values)}.")
+        message = gettext("Unknown role %(role)r; allowed: %(allowed)s.")
+        raise TenancyError(message % {"role": role, "allowed": ", ".join(Role.values)})
     if user.firm_id != workspace.firm_id:
-        raise TenancyError(f"{user.email} is not a member of firm {workspace.firm.name!r}.")
+        raise TenancyError(_not_in_firm(user, workspace.firm))
     if workspace.pk not in current_workspace_ids():
         with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
             return membership_set(

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from workspaces.models import PersonalToken, User, Workspace
 from workspaces.services import TenancyError, audit_record
@@ -35,12 +36,13 @@ def token_create(
 ) -> tuple[PersonalToken, str]:
     """Create a token for ``user``; returns it and the plaintext (never stored)."""
     if not name.strip():
-        raise TenancyError("A token needs a name (what it is for).")
+        raise TenancyError(gettext("A token needs a name (what it is for)."))
     if expires_days is not None and expires_days <= 0:
-        raise TenancyError("--expires-days must be a positive number of days.")
+        raise TenancyError(gettext("--expires-days must be a positive number of days."))
     for workspace in workspaces or []:
         if workspace.firm_id != user.firm_id:
-            raise TenancyError(f"{workspace.slug} is not a workspace of {user.email}'s firm.")
+            message = gettext("%(slug)s is not a workspace of %(email)s's firm.")
+            raise TenancyError(message % {"slug": workspace.slug, "email": user.email})
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = PersonalToken.objects.create(
         user=user,

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from workspaces.models import User
+from workspaces.models import Role, User
 from workspaces.selectors import (
     membership_role,
     workspace_get_for_member,
@@ -33,9 +33,10 @@ def home(request: HttpRequest) -> HttpResponse:
 def workspace_detail(request: HttpRequest, slug: str) -> HttpResponse:
     user = _user(request)
     workspace = workspace_get_for_member(user=user, slug=slug)
+    role = membership_role(user=user, workspace=workspace)
     context = {
         "workspace": workspace,
-        "role": membership_role(user=user, workspace=workspace),
+        "role": Role(role).label if role else "",
         "members": workspace_members(workspace=workspace),
     }
     return render(request, "workspaces/workspace_detail.html", context)

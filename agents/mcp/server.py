@@ -20,6 +20,8 @@ import anyio.to_thread
 import mcp_types as types
 from anyio.lowlevel import RunVar
 from django.db import close_old_connections
+from django.utils import translation
+from django.utils.translation import gettext
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
@@ -100,9 +102,12 @@ def _call(caller: Caller, name: str, arguments: dict[str, Any]) -> dict[str, Any
     if caller.raw_token is not None:
         token = token_authenticate(caller.raw_token, client=caller.via)
         if token is None:
-            raise ToolError("unauthorized", "The token is no longer valid (revoked or expired).")
+            message = gettext("The token is no longer valid (revoked or expired).")
+            raise ToolError("unauthorized", message)
         user = token.user
-    result = call_tool(name=name, arguments=arguments, user=user, token=token, via=caller.via)
+    # One language per call, as for REST: the token user's (this runs in a worker thread).
+    with translation.override(user.preferred_language):
+        result = call_tool(name=name, arguments=arguments, user=user, token=token, via=caller.via)
     return result.content
 
 
@@ -145,7 +150,7 @@ def build_server(*, resolve_caller: CallerResolver) -> Server[Any]:
         if caller is None:
             # Unreachable over HTTP (the transport answers 401 first); kept as a last line.
             return _text_result(
-                {"error": "unauthorized", "message": "No valid token."}, is_error=True
+                {"error": "unauthorized", "message": gettext("No valid token.")}, is_error=True
             )
         try:
             content = await run_in_thread(_call, caller, params.name, params.arguments or {})
@@ -155,7 +160,10 @@ def build_server(*, resolve_caller: CallerResolver) -> Server[Any]:
             # A bug must not leak a stack trace to the client; the log has it.
             logger.exception("MCP tool %s failed", params.name)
             return _text_result(
-                {"error": "internal_error", "message": "The tool failed; see the server log."},
+                {
+                    "error": "internal_error",
+                    "message": gettext("The tool failed; see the server log."),
+                },
                 is_error=True,
             )
         return _text_result(content, is_error=False)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from pydantic import BaseModel, ValidationError
 
 from agents.tools.schema import flatten_schema
@@ -137,9 +138,12 @@ def _rate_limit(key: str) -> None:
             window.calls.popleft()
         if len(window.calls) >= limit:
             retry_after = 60 - (now - window.calls[0])
+            message = gettext(
+                "Too many tool calls (limit %(limit)d per minute); retry in %(seconds).0f s."
+            )
             refusal = ToolError(
                 "rate_limited",
-                f"Too many tool calls (limit {limit} per minute); retry in {retry_after:.0f} s.",
+                message % {"limit": limit, "seconds": retry_after},
                 retry_after=retry_after,
             )
             refusal.audited = not window.refusing
@@ -154,11 +158,10 @@ def _rate_limit(key: str) -> None:
 
 def _validate(tool: Tool, arguments: dict[str, Any]) -> BaseModel:
     if not isinstance(arguments, dict):
-        raise ToolError("invalid_arguments", "Arguments must be a JSON object.")
+        raise ToolError("invalid_arguments", gettext("Arguments must be a JSON object."))
     if json_depth(arguments) > MAX_JSON_DEPTH:
-        raise ToolError(
-            "invalid_arguments", f"Arguments nest more than {MAX_JSON_DEPTH} levels deep."
-        )
+        message = gettext("Arguments nest more than %(depth)d levels deep.")
+        raise ToolError("invalid_arguments", message % {"depth": MAX_JSON_DEPTH})
     try:
         return tool.input_model.model_validate(arguments)
     except ValidationError as exc:
@@ -188,9 +191,9 @@ def _workspace_for(
             return choices[0]
         raise ToolError(
             "invalid_arguments",
-            "Pass `workspace` (a slug): you have access to several workspaces."
+            gettext("Pass `workspace` (a slug): you have access to several workspaces.")
             if choices
-            else "You have access to no workspace.",
+            else gettext("You have access to no workspace."),
             {"field": "workspace", "allowed": [w.slug for w in choices]},
         )
     for workspace in choices:
@@ -199,7 +202,7 @@ def _workspace_for(
     # Missing and foreign read the same: the caller learns only what it may use.
     raise ToolError(
         "not_found",
-        f"Unknown workspace {slug!r}.",
+        gettext("Unknown workspace %(slug)r.") % {"slug": slug},
         {"field": "workspace", "allowed": [w.slug for w in choices]},
     )
 
@@ -258,18 +261,23 @@ def _call(
 ) -> ToolResult:
     tool = REGISTRY.get(name)
     if tool is None:
-        raise ToolError("unknown_tool", f"Unknown tool {name!r}.", {"allowed": sorted(REGISTRY)})
+        message = gettext("Unknown tool %(name)r.") % {"name": name}
+        raise ToolError("unknown_tool", message, {"allowed": sorted(REGISTRY)})
     _rate_limit(f"token:{token.pk}" if token else f"user:{user.pk}")
     parsed = _validate(tool, arguments)
     if token is not None and token.read_only and not tool.read_only:
-        raise ToolError("forbidden", f"{name} changes data; this token is read-only.")
+        message = gettext("%(tool)s changes data; this token is read-only.")
+        raise ToolError("forbidden", message % {"tool": name})
     only = token.workspace_ids if token is not None and token.workspace_ids else None
     with user_scope(user, only=only) as visible:
         workspace = _workspace_for(tool, parsed, user, visible)
         if workspace is not None:
             role = membership_role(user=user, workspace=workspace)
             if role is None or ROLE_RANK[Role(role)] < ROLE_RANK[Role(tool.min_role)]:
-                raise ToolError("forbidden", f"{name} needs the {tool.min_role} role.")
+                message = gettext("%(tool)s needs the %(role)s role.")
+                raise ToolError(
+                    "forbidden", message % {"tool": name, "role": Role(tool.min_role).label}
+                )
         scope_ids = (workspace.pk,) if workspace is not None else visible
         with tenant_scope(workspace_ids=scope_ids, user_id=user.pk, firm_id=user.firm_id):
             try:

@@ -190,7 +190,8 @@ def test_tokens_are_stored_hashed_and_shown_once(room: Room):
         stderr=err,
     )
     printed = out.getvalue().strip()
-    assert printed.startswith("lxr_") and "read-only" in err.getvalue()
+    # The command speaks LANGUAGE_CODE, French unless set otherwise.
+    assert printed.startswith("lxr_") and "(lecture seule" in err.getvalue()
     assert not PersonalToken.objects.filter(token_hash=printed).exists()
 
 

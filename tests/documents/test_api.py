@@ -16,6 +16,11 @@ pytestmark = pytest.mark.django_db
 BASE = "/api/workspaces/deal-alpha"
 
 
+@pytest.fixture
+def english(settings):
+    settings.LANGUAGE_CODE = "en"  # the refusals checked word for word below
+
+
 def test_workspace_list_shows_only_mine(viewer_client: Client, outsider_client: Client):
     assert [w["slug"] for w in viewer_client.get("/api/workspaces/").json()] == ["deal-alpha"]
     assert outsider_client.get("/api/workspaces/").json() == []
@@ -78,7 +83,7 @@ def _post(client: Client, *files: SimpleUploadedFile):
     return client.post(f"{BASE}/documents/upload/", {"files": list(files)})
 
 
-def test_zip_upload_reports_each_member(owner_client: Client, room: Room):
+def test_zip_upload_reports_each_member(owner_client: Client, room: Room, english):
     deal = zip_of(
         {
             "contracts/a.txt": CONTRACT,

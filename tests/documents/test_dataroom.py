@@ -53,7 +53,8 @@ def _doc(ref: str) -> Document:
 
 def test_import_numbers_contracts_in_file_order_and_embeds_them(brenalis):
     room, output = brenalis, brenalis.output
-    assert "20 stored" in output
+    # Commands speak LANGUAGE_CODE: French here, as on an install left at its default.
+    assert "enregistrés\u00a0: 20," in output
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         refs = list(Document.objects.order_by("pk").values_list("ref", flat=True))
         assert refs == [f"c{n:02d}" for n in range(1, 21)]
@@ -131,7 +132,7 @@ def test_reimport_is_idempotent(brenalis):
     call_command(
         "import_dataroom", str(path), "--workspace", "brenalis", "--in-process", stdout=out
     )
-    assert "0 stored, 20 already present" in out.getvalue()
+    assert "enregistrés\u00a0: 0, déjà présents\u00a0: 20," in out.getvalue()
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         assert Document.objects.count() == 20
         assert Chunk.objects.count() == chunks_before

@@ -15,6 +15,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import translation
 
 from documents.models import Chunk, Document, DocumentStatus, IngestBatch
 from documents.services import IngestError, document_process, document_store
@@ -23,6 +24,16 @@ from workspaces.models import AuditEvent
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    # Commands and services speak the active language (French by default); the messages below
+    # are checked word for word in English.
+    with translation.override("en"):
+        yield
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CONTRACT = """CONTRAT DE PRESTATION DE SERVICES

@@ -8,6 +8,7 @@ import zipfile
 
 import docx
 import pytest
+from django.utils import translation
 from docx.enum.text import WD_BREAK
 from docx.oxml import OxmlElement
 from fpdf import FPDF
@@ -22,6 +23,13 @@ from documents.parsing import (
 )
 
 MIB = 1 << 20
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    # Refusals speak the active language (French by default); checked in English below.
+    with translation.override("en"):
+        yield
 
 
 def make_pdf(*pages: str) -> bytes:

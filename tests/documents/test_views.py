@@ -148,7 +148,7 @@ def test_zip_over_the_member_limit_is_refused_naming_the_limit(
 
 
 def test_document_page_shows_a_page_of_articles_and_links_to_the_next(
-    owner_client: Client, room: Room, settings
+    owner_client: Client, room: Room, settings, english
 ):
     settings.LEXROOM_ARTICLES_PER_PAGE = 2  # the contract has a preamble and 3 articles
     batch = _store(room, ("contrat.txt", CONTRACT))

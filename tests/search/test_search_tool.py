@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from documents.models import Chunk
@@ -113,7 +114,7 @@ HOSTILE_QUERIES = [
 def test_bad_arguments_are_clear_errors(loaded: Room):
     # One room for all cases: the data is not what is being tested here.
     for arguments, fragment in BAD_ARGUMENTS:
-        with pytest.raises(ToolError) as error:
+        with translation.override("en"), pytest.raises(ToolError) as error:
             search(loaded, **arguments)
         assert error.value.kind == "invalid_arguments", arguments
         assert fragment in error.value.message + str(error.value.details), arguments

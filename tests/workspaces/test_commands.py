@@ -7,11 +7,19 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import translation
 
 from workspaces.models import AuditEvent, Membership, User, Workspace
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    # Commands speak LANGUAGE_CODE (French); their messages are checked word for word below.
+    with translation.override("en"):
+        yield
 
 
 def run(*args: str) -> str:

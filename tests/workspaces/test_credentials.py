@@ -22,6 +22,11 @@ from workspaces.tokens import token_create
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def english(settings):
+    settings.LANGUAGE_CODE = "en"  # the token users have no language: they get LANGUAGE_CODE
+
+
 def _bearer(raw: str) -> dict[str, str]:
     return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
 
@@ -72,7 +77,7 @@ def test_bearer_token_is_anonymous_on_pages(room: Room, admin_token):
         assert response["Location"].startswith("/login/"), url
 
 
-def test_read_only_token_cannot_upload_over_rest(room: Room):
+def test_read_only_token_cannot_upload_over_rest(room: Room, english):
     _, raw = token_create(user=room.owner, name="ro", read_only=True)
     response = Client().post(
         "/api/workspaces/deal-alpha/documents/upload/",
@@ -154,7 +159,7 @@ def test_tool_call_inside_a_request_scope_leaves_the_scope_intact(room: Room):
         assert Membership.objects.filter(workspace=room.workspace).count() == 3
 
 
-def test_json_nested_1000_deep_is_a_400(room: Room):
+def test_json_nested_1000_deep_is_a_400(room: Room, english):
     _, raw = token_create(user=room.owner, name="rw")
     body = "[" * 1000 + "]" * 1000
     nested = '{"workspace": "deal-alpha", "filters": ' + body + "}"

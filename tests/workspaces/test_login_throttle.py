@@ -22,7 +22,9 @@ ADDRESS_LOCKED = "Too many failed attempts from this address; try again in"
 
 
 @pytest.fixture(autouse=True)
-def _english():
+def _english(settings):
+    # Sign-in pages are anonymous: their language is the browser's, else LANGUAGE_CODE.
+    settings.LANGUAGE_CODE = "en"
     with translation.override("en"):
         yield
 

@@ -12,6 +12,11 @@ from tests.factories import WorkspaceFactory, make_membership
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def english(settings):
+    settings.LANGUAGE_CODE = "en"  # the texts checked word for word below
+
+
 def test_login_page_renders_for_anonymous_users(client: Client):
     response = client.get(reverse("login"))
     assert response.status_code == 200
@@ -27,7 +32,7 @@ def test_login_with_email_and_password_lands_on_workspaces(client: Client, room:
     assert b"Deal Beta" not in response.content
 
 
-def test_wrong_password_is_refused(client: Client, room: Room):
+def test_wrong_password_is_refused(client: Client, room: Room, english):
     response = client.post(reverse("login"), {"username": "viewer@alpha.test", "password": "x"})
     assert response.status_code == 200
     assert b"didn't match" in response.content
@@ -41,14 +46,14 @@ def test_pages_require_login(client: Client, room: Room):
         assert response["Location"].startswith(reverse("login"))
 
 
-def test_member_sees_workspace_with_members_and_role(viewer_client: Client):
+def test_member_sees_workspace_with_members_and_role(viewer_client: Client, english):
     response = viewer_client.get(reverse("workspace_detail", args=["deal-alpha"]))
     assert response.status_code == 200
     assert b"owner@alpha.test" in response.content
-    assert b"<strong>viewer</strong>" in response.content
+    assert b"<strong>Viewer</strong>" in response.content
 
 
-def test_home_lists_nothing_for_an_outsider(outsider_client: Client):
+def test_home_lists_nothing_for_an_outsider(outsider_client: Client, english):
     response = outsider_client.get(reverse("home"))
     assert response.status_code == 200
     assert b"Deal Alpha" not in response.content

@@ -10,6 +10,7 @@ import sys
 from typing import Any, NoReturn
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.utils.translation import gettext as _
 
 from agents.tools import ToolError, call_tool
 from workspaces.models import User
@@ -28,14 +29,17 @@ class Command(BaseCommand):
         try:
             arguments = json.loads(options["arguments"])
         except json.JSONDecodeError as exc:
-            self._fail({"error": "invalid_arguments", "message": f"Not JSON: {exc}"})
+            message = _("Not JSON: %(error)s") % {"error": exc}
+            self._fail({"error": "invalid_arguments", "message": message})
         if not isinstance(arguments, dict):
-            self._fail({"error": "invalid_arguments", "message": "Arguments must be an object."})
+            message = _("Arguments must be a JSON object.")
+            self._fail({"error": "invalid_arguments", "message": message})
         if options["workspace"]:
             arguments.setdefault("workspace", options["workspace"])
         user = User.objects.filter(email=options["user"].strip().lower(), is_active=True).first()
         if user is None:
-            self._fail({"error": "not_found", "message": f"No active user {options['user']}."})
+            message = _("No active user %(email)s.") % {"email": options["user"]}
+            self._fail({"error": "not_found", "message": message})
         try:
             result = call_tool(name=options["name"], arguments=arguments, user=user, via="cli")
         except ToolError as exc:

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext as _
 from tqdm import tqdm
 
 from documents.management.model_command import ModelCommand
@@ -43,16 +44,18 @@ class IngestCommand(ModelCommand):
             workspaces = workspaces.filter(firm__name=options["firm"])
         found = list(workspaces[:2])
         if len(found) != 1:
-            raise CommandError(
-                f"No workspace {options['workspace']!r}."
+            message = (
+                _("No workspace %(slug)r.")
                 if not found
-                else f"Several firms have {options['workspace']!r}: pass --firm."
+                else _("Several firms have %(slug)r: pass --firm.")
             )
+            raise CommandError(message % {"slug": options["workspace"]})
         user = None
         if options.get("user"):
             user = User.objects.filter(email=options["user"].lower(), firm=found[0].firm).first()
             if user is None:
-                raise CommandError(f"No user {options['user']} in firm {found[0].firm.name}.")
+                message = _("No user %(email)s in firm %(firm)s.")
+                raise CommandError(message % {"email": options["user"], "firm": found[0].firm.name})
         return found[0], user
 
     def run_batch(
@@ -78,14 +81,14 @@ class IngestCommand(ModelCommand):
         timings: dict[str, float] = {}
         if options["no_wait"]:
             queued = queue_batch(workspace=workspace, batch=batch)
-            mode = f"queued {queued} for the workers"
+            mode = _("queued %(count)d for the workers") % {"count": queued}
         elif worker_alive() and not options["in_process"]:
             queue_batch(workspace=workspace, batch=batch)
             wait_for_batch(workspace=workspace, batch=batch, progress=progress)
-            mode = "processed by the workers"
+            mode = _("processed by the workers")
         else:
             timings = run_in_process(workspace=workspace, batch=batch, progress=progress)
-            mode = "processed in this process (no worker running)"
+            mode = _("processed in this process (no worker running)")
         for bar in bars.values():
             bar.close()
         report = batch_report(workspace=workspace, batch=batch, results=results)
@@ -96,20 +99,31 @@ class IngestCommand(ModelCommand):
         if options["json"]:
             self.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2))
         else:
-            self.stdout.write(
-                f"Batch {summary['batch_id']}: {summary['stored']} stored, "
-                f"{summary['already_present']} already present, "
-                f"{len(summary['refused'])} refused; {summary['mode']}."
+            message = _(
+                "Batch %(batch)s: %(stored)d stored, %(present)d already present, %(refused)d "
+                "refused; %(mode)s."
             )
+            values = {
+                "batch": summary["batch_id"],
+                "stored": summary["stored"],
+                "present": summary["already_present"],
+                "refused": len(summary["refused"]),
+                "mode": summary["mode"],
+            }
+            self.stdout.write(message % values)
+            # Status values are machine values (the same as in the API and the JSON summary).
             statuses = ", ".join(f"{k}: {v}" for k, v in sorted(summary["statuses"].items()))
-            self.stdout.write(f"Documents by status: {statuses or 'none'}")
+            message = _("Documents by status: %(statuses)s")
+            self.stdout.write(message % {"statuses": statuses or _("none")})
             for item in summary["refused"]:
-                self.stdout.write(self.style.WARNING(f"  refused  {item['error']}"))
+                line = _("  refused  %(error)s") % {"error": item["error"]}
+                self.stdout.write(self.style.WARNING(line))
             for item in summary["failures"]:
-                self.stdout.write(
-                    self.style.WARNING(
-                        f"  failed   {item['contract_id']} {item['file']}: {item['error']}"
-                    )
-                )
+                line = _("  failed   %(contract)s %(file)s: %(error)s") % {
+                    "contract": item["contract_id"],
+                    "file": item["file"],
+                    "error": item["error"],
+                }
+                self.stdout.write(self.style.WARNING(line))
         if summary["refused"] or summary["failures"]:
             raise SystemExit(1)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from documents.management.commands._ingest_cli import IngestCommand
 from documents.pipeline import store_dataroom
@@ -23,7 +24,7 @@ class Command(IngestCommand):
         workspace, user = self.resolve(options)
         path: Path = options["path"]
         if not path.is_file():
-            raise CommandError(f"{path}: no such file.")
+            raise CommandError(_("%(file)s: no such file.") % {"file": path})
         try:
             batch, results = store_dataroom(workspace=workspace, path=path, user=user)
         except IngestError as exc:

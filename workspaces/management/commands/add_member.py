@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext
 
 from workspaces.models import Role, Workspace
 from workspaces.services import TenancyError, membership_set, user_get_or_create
@@ -25,10 +26,11 @@ class Command(BaseCommand):
             candidates = candidates.filter(firm__name=options["firm"])
         found = list(candidates[:2])
         if not found:
-            raise CommandError(f"No workspace {options['slug']!r}.")
+            raise CommandError(gettext("No workspace %(slug)r.") % {"slug": options["slug"]})
         if len(found) > 1:
             firms = ", ".join(sorted(w.firm.name for w in candidates))
-            raise CommandError(f"Several firms have {options['slug']!r} ({firms}): pass --firm.")
+            message = gettext("Several firms have %(slug)r (%(firms)s): pass --firm.")
+            raise CommandError(message % {"slug": options["slug"], "firms": firms})
         workspace = found[0]
         label = "system:add_member"
         try:
@@ -41,6 +43,11 @@ class Command(BaseCommand):
         except TenancyError as exc:
             raise CommandError(str(exc)) from exc
         if user_created:
-            self.stdout.write(f"Created user {user} (no password)")
-        state = "now" if changed else "already"
-        self.stdout.write(f"{user} is {state} {options['role']} of {workspace.slug}")
+            self.stdout.write(gettext("Created user %(user)s (no password)") % {"user": user})
+        if changed:
+            message = gettext("%(user)s is now %(role)s of %(workspace)s")
+        else:
+            message = gettext("%(user)s is already %(role)s of %(workspace)s")
+        # The role as typed: --role takes the machine values (owner, editor, viewer).
+        values = {"user": user, "role": options["role"], "workspace": workspace.slug}
+        self.stdout.write(message % values)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import gettext as _
 
 from workspaces.models import User, Workspace
 from workspaces.services import TenancyError
@@ -29,12 +30,13 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         user = User.objects.filter(email=options["user"].strip().lower()).first()
         if user is None or not user.is_active:
-            raise CommandError(f"No active user {options['user']}.")
+            raise CommandError(_("No active user %(email)s.") % {"email": options["user"]})
         workspaces = []
         for slug in options["workspace"]:
             workspace = Workspace.objects.filter(firm_id=user.firm_id, slug=slug).first()
             if workspace is None:
-                raise CommandError(f"No workspace {slug!r} in {user.firm.name}.")
+                message = _("No workspace %(slug)r in %(firm)s.")
+                raise CommandError(message % {"slug": slug, "firm": user.firm.name})
             workspaces.append(workspace)
         try:
             token, raw = token_create(
@@ -48,7 +50,10 @@ class Command(BaseCommand):
         except TenancyError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(raw)
-        scope = ", ".join(w.slug for w in workspaces) or "all of the user's workspaces"
-        expiry = token.expires_at.date().isoformat() if token.expires_at else "never"
-        mode = "read-only" if token.read_only else "read-write"
-        self.stderr.write(f"Token for {user.email} ({mode}; {scope}; expires {expiry}).")
+        scope = ", ".join(w.slug for w in workspaces) or _("all of the user's workspaces")
+        expiry = token.expires_at.date().isoformat() if token.expires_at else _("never")
+        mode = _("read-only") if token.read_only else _("read-write")
+        message = _("Token for %(email)s (%(mode)s; %(scope)s; expires %(expiry)s).")
+        self.stderr.write(
+            message % {"email": user.email, "mode": mode, "scope": scope, "expiry": expiry}
+        )

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from workspaces.models import Firm, User
 from workspaces.services import (
@@ -36,12 +37,14 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         slug = options["slug"]
         if slugify(slug) != slug:
-            raise CommandError(f"{slug!r} is not a valid slug (try {slugify(slug)!r}).")
+            message = _("%(slug)r is not a valid slug (try %(suggestion)r).")
+            raise CommandError(message % {"slug": slug, "suggestion": slugify(slug)})
         password = None
         if options["password_env"]:
             password = os.environ.get(options["password_env"])
             if not password:
-                raise CommandError(f"Environment variable {options['password_env']} is empty.")
+                message = _("Environment variable %(name)s is empty.")
+                raise CommandError(message % {"name": options["password_env"]})
         label = "system:create_workspace"
         try:
             firm = self._firm(options["firm"], options["owner"])
@@ -53,10 +56,17 @@ class Command(BaseCommand):
             )
         except TenancyError as exc:
             raise CommandError(str(exc)) from exc
-        verb = "Created" if created else "Workspace already exists:"
-        self.stdout.write(f"{verb} {firm.name}/{workspace.slug} ({workspace.title}); owner {owner}")
+        if created:
+            message = _("Created %(firm)s/%(slug)s (%(title)s); owner %(owner)s")
+        else:
+            message = _("Workspace already exists: %(firm)s/%(slug)s (%(title)s); owner %(owner)s")
+        values = {"firm": firm.name, "slug": workspace.slug, "title": workspace.title}
+        self.stdout.write(message % {**values, "owner": owner})
         if user_created:
-            self.stdout.write(f"Created user {owner}" + ("" if password else " (no password)"))
+            if password:
+                self.stdout.write(_("Created user %(user)s") % {"user": owner})
+            else:
+                self.stdout.write(_("Created user %(user)s (no password)") % {"user": owner})
 
     def _firm(self, name: str | None, owner_email: str) -> Firm:
         if name:
@@ -68,5 +78,5 @@ class Command(BaseCommand):
         if len(firms) == 1:
             return firms[0]
         if len(firms) > 1:
-            raise CommandError("Several firms exist: pass --firm NAME.")
+            raise CommandError(_("Several firms exist: pass --firm NAME."))
         return firm_get_or_create(name=DEFAULT_FIRM)[0]
