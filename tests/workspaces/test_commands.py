@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.utils import translation
 
+from tests.workspaces.conftest import run_command as run
 from workspaces.models import AuditEvent, Membership, User, Workspace
 from workspaces.tenancy import tenant_scope
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _english():
-    # Commands speak LANGUAGE_CODE (French); their messages are checked word for word below.
-    with translation.override("en"):
-        yield
-
-
-def run(*args: str) -> str:
-    out = StringIO()
-    call_command(*args, stdout=out)
-    return out.getvalue()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 def test_create_workspace_creates_firm_user_and_ownership_once(monkeypatch):

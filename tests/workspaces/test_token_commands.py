@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import json
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.utils import translation
 
 from tests.conftest import Room
+from tests.workspaces.conftest import run_command as run
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_authenticate, token_create
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _english():
-    with translation.override("en"):
-        yield
-
-
-def run(*args: str) -> str:
-    out = StringIO()
-    call_command(*args, stdout=out)
-    return out.getvalue()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 def test_revoke_token_by_id_revokes_audits_and_the_token_stops_authenticating(room: Room):
