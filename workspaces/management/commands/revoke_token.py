@@ -69,4 +69,9 @@ class Command(BaseCommand):
 
     @staticmethod
     def _describe(token: PersonalToken) -> str:
-        return f"{token.pk} {token.prefix}… ({token.name}) of {token.user.email}"
+        return _("%(id)s %(prefix)s… (%(name)s) of %(email)s") % {
+            "id": token.pk,
+            "prefix": token.prefix,
+            "name": token.name,
+            "email": token.user.email,
+        }
