@@ -18,6 +18,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
@@ -33,6 +34,15 @@ from workspaces.models import LoginFailure, User
 logger = logging.getLogger(__name__)
 
 
+class UserWithFirmBackend(ModelBackend):
+    """Django's model backend, loading the user's firm with them: every signed-in request
+    reads it (the language, the tenant scope), so it costs no second query."""
+
+    def get_user(self, user_id: Any) -> User | None:
+        user = User.objects.select_related("firm").filter(pk=user_id).first()
+        return user if user is not None and self.user_can_authenticate(user) else None
+
+
 class LoginLocked(Exception):
     """Too many recent failures for the account (or the client address)."""
 
@@ -40,6 +50,23 @@ class LoginLocked(Exception):
         super().__init__(f"sign-in locked ({'account' if for_account else 'client'})")
         self.for_account = for_account
         self.minutes = minutes
+
+    @property
+    def message(self) -> str:
+        """What the person is told, in the active language."""
+        if self.for_account:
+            message = ngettext(
+                "Too many failed attempts for this account; try again in %(minutes)d minute.",
+                "Too many failed attempts for this account; try again in %(minutes)d minutes.",
+                self.minutes,
+            )
+        else:
+            message = ngettext(
+                "Too many failed attempts from this address; try again in %(minutes)d minute.",
+                "Too many failed attempts from this address; try again in %(minutes)d minutes.",
+                self.minutes,
+            )
+        return message % {"minutes": self.minutes}
 
 
 def client_address(request: HttpRequest) -> str:
@@ -142,22 +169,7 @@ class ThrottledAuthenticationForm(AuthenticationForm):
 
     @property
     def lockout_message(self) -> str:
-        if self.lockout is None:
-            return ""
-        minutes = self.lockout.minutes
-        if self.lockout.for_account:
-            message = ngettext(
-                "Too many failed attempts for this account; try again in %(minutes)d minute.",
-                "Too many failed attempts for this account; try again in %(minutes)d minutes.",
-                minutes,
-            )
-        else:
-            message = ngettext(
-                "Too many failed attempts from this address; try again in %(minutes)d minute.",
-                "Too many failed attempts from this address; try again in %(minutes)d minutes.",
-                minutes,
-            )
-        return message % {"minutes": minutes}
+        return self.lockout.message if self.lockout is not None else ""
 
     def clean(self) -> dict[str, Any]:
         email = self.cleaned_data.get("username")
@@ -229,9 +241,7 @@ class ThrottledPasswordChangeForm(PasswordChangeForm):
             )
         except LoginLocked as locked:
             self.lockout = locked
-            form = ThrottledAuthenticationForm()
-            form.lockout = locked
-            raise ValidationError(form.lockout_message, code="locked") from None
+            raise ValidationError(locked.message, code="locked") from None
         return str(self.cleaned_data["old_password"])
 
 

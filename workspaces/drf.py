@@ -45,5 +45,5 @@ class ScopedAPIView(APIView):
         super().initial(request, *args, **kwargs)
         token = request_token(request)
         self._tenant_stack.enter_context(acting_token(token))
-        only = token.workspace_ids if token is not None and token.workspace_ids else None
+        only = token.restricted_to if token is not None else None
         self._tenant_stack.enter_context(user_scope(cast(User, request.user), only=only))

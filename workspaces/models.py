@@ -37,6 +37,11 @@ class Firm(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def preferred_language(self) -> str:
+        """The firm's language, else the install's (``LANGUAGE_CODE``)."""
+        return self.language or settings.LANGUAGE_CODE
+
 
 class UserManager(BaseUserManager["User"]):
     use_in_migrations = True
@@ -105,7 +110,7 @@ class User(AbstractBaseUser, PermissionsMixin):
     @property
     def preferred_language(self) -> str:
         """The user's own language, else the firm's, else the install's."""
-        return self.language or self.firm.language or settings.LANGUAGE_CODE
+        return self.language or self.firm.preferred_language
 
     def get_full_name(self) -> str:
         return self.full_name or self.email
@@ -248,6 +253,11 @@ class PersonalToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.name})"
+
+    @property
+    def restricted_to(self) -> list[int] | None:
+        """The workspaces the token is limited to; None: all the user's (an empty list)."""
+        return list(self.workspace_ids) or None
 
     def is_usable(self, now: Any = None) -> bool:
         now = now or timezone.now()

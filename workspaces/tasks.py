@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone, translation
 from django_q.brokers import get_broker
@@ -51,7 +50,7 @@ def run_tenant_task(function_path: str, workspace_id: int, kwargs: dict[str, Any
     """
     workspace = Workspace.objects.select_related("firm").get(pk=workspace_id)
     with (
-        translation.override(workspace.firm.language or settings.LANGUAGE_CODE),
+        translation.override(workspace.firm.preferred_language),
         tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id),
     ):
         return _resolve(function_path)(workspace_id=workspace_id, **kwargs)

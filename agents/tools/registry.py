@@ -268,7 +268,7 @@ def _call(
     if token is not None and token.read_only and not tool.read_only:
         message = gettext("%(tool)s changes data; this token is read-only.")
         raise ToolError("forbidden", message % {"tool": name})
-    only = token.workspace_ids if token is not None and token.workspace_ids else None
+    only = token.restricted_to if token is not None else None
     with user_scope(user, only=only) as visible:
         workspace = _workspace_for(tool, parsed, user, visible)
         if workspace is not None:

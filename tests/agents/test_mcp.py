@@ -373,7 +373,7 @@ def test_a_signed_in_session_cookie_is_not_an_mcp_credential(world):
 
     session = SessionStore()
     session["_auth_user_id"] = str(world.user_a.pk)
-    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+    session["_auth_user_backend"] = "workspaces.auth.UserWithFirmBackend"
     session["_auth_user_hash"] = world.user_a.get_session_auth_hash()
     session.create()
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}

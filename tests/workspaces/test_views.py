@@ -104,11 +104,11 @@ def test_password_change(room: Room):
 def test_list_page_query_count_does_not_grow_with_workspaces(
     room: Room, viewer_client: Client, django_assert_num_queries
 ):
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(11):
         viewer_client.get(reverse("home"))
     for n in range(5):
         extra = WorkspaceFactory(firm=room.firm, slug=f"extra-{n}")
         make_membership(workspace=extra, user=room.viewer)
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(11):
         response = viewer_client.get(reverse("home"))
     assert response.content.count(b'href="/w/extra-') == 5
