@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -20,6 +19,7 @@ from django.db.models import Prefetch
 from django.utils.translation import gettext, pgettext
 
 from documents.duplicates import group_duplicates
+from documents.listeners import workspace_analyzed
 from documents.models import (
     Document,
     DocumentLink,
@@ -34,9 +34,6 @@ from workspaces.locks import LockNamespace, workspace_xact_lock
 from workspaces.models import Workspace
 
 READABLE = (DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED)
-# Apps above documents (search's text statistics) add steps here, so documents never imports
-# them: called with workspace_id at the end of each analysis.
-ANALYSIS_HOOKS: list[Callable[..., object]] = []
 _TRANSLATION_MARKERS = re.compile(
     r"traduction|translation|übersetzung|traducci[oó]n|version (anglaise|française)", re.I
 )
@@ -375,6 +372,5 @@ def workspace_analyze(*, workspace_id: int) -> AnalysisSummary:
     )
     groups = _duplicate_groups(documents)
     _groups_save(workspace, groups)
-    for hook in ANALYSIS_HOOKS:
-        hook(workspace_id=workspace_id)
+    workspace_analyzed(workspace_id=workspace_id)
     return AnalysisSummary(amendment_links=len(links), duplicate_groups=len(groups))

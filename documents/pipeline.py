@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,9 +30,10 @@ from documents.services import (
     document_process,
     document_store,
 )
+from documents.tasks import embed_workspace, process_document
 from workspaces.models import User, Workspace
 from workspaces.tasks import enqueue, live_clusters
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 FINAL = {DocumentStatus.EMBEDDED, DocumentStatus.FAILED}
@@ -48,10 +48,6 @@ class BatchReport:
     statuses: dict[str, int] = field(default_factory=dict)
     failures: list[dict[str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-
-
-def _scope(workspace: Workspace) -> AbstractContextManager[None]:
-    return tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id)
 
 
 def worker_alive() -> bool:
@@ -173,7 +169,7 @@ def store_files(
     *, workspace: Workspace, paths: list[Path], user: User | None
 ) -> tuple[IngestBatch, list[StoreResult]]:
     results: list[StoreResult] = []
-    with _scope(workspace):
+    with workspace_scope(workspace):
         for name, content in iter_files(paths):
             if isinstance(content, IngestError):
                 results.append(StoreResult(name, code=content.code, error=content.message))
@@ -217,7 +213,7 @@ def store_dataroom(
     *, workspace: Workspace, path: Path, user: User | None
 ) -> tuple[IngestBatch, list[StoreResult]]:
     entries = dataroom_entries(path.read_bytes(), name=path.name)
-    with _scope(workspace):
+    with workspace_scope(workspace):
         results = dataroom_store(workspace=workspace, entries=entries, user=user)
         batch = batch_create(workspace=workspace, label=str(path), results=results, user=user)
     return batch, results
@@ -227,7 +223,7 @@ def store_dataroom(
 
 
 def _to_process(workspace: Workspace, batch: IngestBatch) -> list[int]:
-    with _scope(workspace):
+    with workspace_scope(workspace):
         return list(
             Document.objects.filter(pk__in=batch.document_ids)
             .exclude(status__in=FINAL)
@@ -244,19 +240,19 @@ def _to_process(workspace: Workspace, batch: IngestBatch) -> list[int]:
 def queue_batch(*, workspace: Workspace, batch: IngestBatch) -> int:
     """Queue the batch's documents for the workers; returns how many were queued."""
     pending = _to_process(workspace, batch)
-    with _scope(workspace):
+    with workspace_scope(workspace):
         IngestBatch.objects.filter(pk=batch.pk).update(
             processed=len(batch.document_ids) - len(pending)
         )
         for document_id in pending:
             enqueue(
-                "documents.tasks.process_document",
+                process_document,
                 workspace_id=workspace.pk,
                 document_id=document_id,
                 batch_id=batch.pk,
             )
         if not pending:
-            enqueue("documents.tasks.embed_workspace", workspace_id=workspace.pk)
+            enqueue(embed_workspace, workspace_id=workspace.pk)
     return len(pending)
 
 
@@ -268,18 +264,18 @@ def run_in_process(
     pending = _to_process(workspace, batch)
     started = time.perf_counter()
     for done, document_id in enumerate(pending, start=1):
-        with _scope(workspace):
+        with workspace_scope(workspace):
             document_process(workspace_id=workspace.pk, document_id=document_id)
         if progress:
             progress("parse", done, len(pending))
     timings["process"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    with _scope(workspace):
+    with workspace_scope(workspace):
         total = chunks_pending_embedding(workspace_id=workspace.pk)
     done = 0
     while True:
-        with _scope(workspace):
+        with workspace_scope(workspace):
             embedded = chunks_embed_pending(workspace_id=workspace.pk, limit=256)
         if not embedded:
             break
@@ -289,7 +285,7 @@ def run_in_process(
     timings["embed"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    with _scope(workspace):
+    with workspace_scope(workspace):
         workspace_analyze(workspace_id=workspace.pk)
     timings["analyze"] = time.perf_counter() - started
     return timings
@@ -307,7 +303,7 @@ def wait_for_batch(
     deadline = time.monotonic() + timeout_seconds
     total = len(batch.document_ids)
     while time.monotonic() < deadline:
-        with _scope(workspace):
+        with workspace_scope(workspace):
             final = Document.objects.filter(pk__in=batch.document_ids, status__in=FINAL).count()
             backlog = chunks_pending_embedding(workspace_id=workspace.pk)
         if progress:
@@ -325,7 +321,7 @@ def batch_report(
     report.stored = sum(1 for r in results if r.document is not None and r.created)
     report.already_present = sum(1 for r in results if r.document is not None and not r.created)
     report.refused = refusals(results)
-    with _scope(workspace):
+    with workspace_scope(workspace):
         documents = Document.objects.filter(pk__in=batch.document_ids).order_by("ref")
         for document in documents:
             report.statuses[document.status] = report.statuses.get(document.status, 0) + 1

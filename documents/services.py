@@ -27,6 +27,7 @@ from django.utils.translation import gettext
 from documents import chunking, extraction, parsing
 from documents.duplicates import minhash_signature, text_fingerprint
 from documents.embeddings import get_encoder, vector_index_ensure
+from documents.listeners import chunks_indexed, chunks_removing
 from documents.metrics import timed
 from documents.models import (
     Chunk,
@@ -36,10 +37,10 @@ from documents.models import (
     Entity,
     IngestBatch,
 )
-from documents.textsearch import chunk_vectors_update, chunks_indexed, chunks_removing
+from documents.textsearch import chunk_vectors_update
 from workspaces.models import AuditEvent, User, Workspace
 from workspaces.services import audit_record
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 logger = logging.getLogger(__name__)
 
@@ -711,7 +712,7 @@ def workspace_purge_throwaway(*, workspace: Workspace, drop_firm_if_unused: bool
     """
     firm = workspace.firm
     workspace_contents_delete(workspace=workspace)
-    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=firm.pk):
+    with workspace_scope(workspace):
         firm_unused = not Workspace.objects.filter(firm=firm).exclude(pk=workspace.pk).exists()
         drop_firm = drop_firm_if_unused and firm_unused
         audit = AuditEvent.objects.filter(firm=firm)
@@ -724,7 +725,7 @@ def workspace_purge_throwaway(*, workspace: Workspace, drop_firm_if_unused: bool
 
 def workspace_contents_delete(*, workspace: Workspace) -> None:
     """Every document, chunk, entity and batch of a throwaway workspace, and its originals."""
-    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+    with workspace_scope(workspace):
         documents = Document.objects.filter(workspace=workspace)
         originals = list(documents.values_list("original", flat=True))
         chunks_removing(workspace_id=workspace.pk, document_id=None)

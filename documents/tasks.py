@@ -18,7 +18,7 @@ def process_document(*, workspace_id: int, document_id: int, batch_id: int | Non
         batch.processed += 1
         batch.save(update_fields=["processed"])
         if batch.processed >= len(batch.document_ids):
-            enqueue("documents.tasks.embed_workspace", workspace_id=workspace_id)
+            enqueue(embed_workspace, workspace_id=workspace_id)
     return document.status
 
 
@@ -26,11 +26,7 @@ def embed_workspace(*, workspace_id: int) -> int:
     """Embed one bounded batch, then queue the next; analyse the workspace when done."""
     embedded = chunks_embed_pending(workspace_id=workspace_id, limit=EMBED_BATCH)
     if embedded:
-        enqueue("documents.tasks.embed_workspace", workspace_id=workspace_id)
+        enqueue(embed_workspace, workspace_id=workspace_id)
     else:
         workspace_analyze(workspace_id=workspace_id)
     return embedded
-
-
-def analyze_workspace(*, workspace_id: int) -> None:
-    workspace_analyze(workspace_id=workspace_id)

@@ -7,19 +7,13 @@ way for the stored vectors and for queries (:func:`fold`), which keeps them comp
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from django.db import connection
 
 # Postgres text-search configurations per detected document language.
 TS_CONFIGS = {"fr": "french", "en": "english"}
 QUERY_CONFIGS = ("french", "english")
-
-# Apps above documents listen here (search keeps its BM25 word statistics current as each
-# document is chunked), so documents never imports them. Each is called inside the writing
-# transaction with workspace_id and document_id (None: every document of the workspace).
-CHUNKS_REMOVING_HOOKS: list[Callable[..., object]] = []  # before chunks are deleted
-CHUNKS_INDEXED_HOOKS: list[Callable[..., object]] = []  # after new chunks got their tsvector
 
 
 def fold(text: str) -> str:
@@ -52,15 +46,3 @@ def chunk_vectors_update(rows: Iterable[tuple[int, str, str, str]]) -> None:
             " WHERE id = %s",
             params,
         )
-
-
-def chunks_removing(*, workspace_id: int, document_id: int | None) -> None:
-    """Tell the listeners a document's chunks (None: the workspace's) are about to go."""
-    for hook in CHUNKS_REMOVING_HOOKS:
-        hook(workspace_id=workspace_id, document_id=document_id)
-
-
-def chunks_indexed(*, workspace_id: int, document_id: int) -> None:
-    """Tell the listeners a document's new chunks are stored with their tsvectors."""
-    for hook in CHUNKS_INDEXED_HOOKS:
-        hook(workspace_id=workspace_id, document_id=document_id)

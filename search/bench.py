@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from documents.models import Chunk, Document, DocumentLink, DocumentParty, DocumentStatus, Entity
 from documents.textsearch import fold, ts_config
 from workspaces.models import Workspace
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 # SQL in this module is assembled from constants and integer dimensions only (ruff S608).
 
@@ -1029,7 +1029,7 @@ def analyze() -> None:
 
 def complete(*, workspace: Workspace, plan: Plan) -> bool:
     """Whether the workspace holds the whole plan (every contract and chunk)."""
-    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+    with workspace_scope(workspace):
         documents = Document.objects.filter(workspace=workspace).count()
         chunks = Chunk.objects.filter(workspace=workspace).count()
     return documents == plan.contracts and chunks == plan.chunks

@@ -123,3 +123,16 @@ def _totals_shift(workspace_id: int, document_id: int, *, sign: int) -> None:
             "WHERE workspace_id = %(workspace_id)s",
             {"chunks": sign * chunks, "length": float(sign * length), "workspace_id": workspace_id},
         )
+
+
+class TextStatistics:
+    """Keeps the BM25 statistics in step with ingestion (a documents.listeners.IndexListener)."""
+
+    def chunks_removing(self, *, workspace_id: int, document_id: int | None) -> None:
+        text_stats_remove_document(workspace_id=workspace_id, document_id=document_id)
+
+    def chunks_indexed(self, *, workspace_id: int, document_id: int) -> None:
+        text_stats_add_document(workspace_id=workspace_id, document_id=document_id)
+
+    def workspace_analyzed(self, *, workspace_id: int) -> None:
+        text_stats_refresh(workspace_id=workspace_id)

@@ -39,7 +39,7 @@ class WorkspaceFactory(factory.django.DjangoModelFactory):
 
 def make_membership(*, workspace: Workspace, user: User, role: str = Role.VIEWER) -> Membership:
     """Memberships are tenant rows: create them inside the workspace's scope."""
-    from workspaces.tenancy import tenant_scope
+    from workspaces.tenancy import workspace_scope
 
-    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+    with workspace_scope(workspace):
         return Membership.objects.create(workspace=workspace, user=user, role=role)

@@ -32,7 +32,7 @@ from tests.conftest import Room
 from tests.factories import UserFactory
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.services import workspace_create
-from workspaces.tenancy import tenant_bypass, tenant_scope
+from workspaces.tenancy import tenant_bypass, workspace_scope
 from workspaces.tokens import token_create, token_revoke
 
 pytestmark = pytest.mark.django_db
@@ -234,7 +234,7 @@ def _bearer_client(raw: str) -> Client:
 def world(room: Room) -> World:
     firm_admin = UserFactory(firm=room.firm, email="admin@alpha.test", is_firm_admin=True)
     other, _ = workspace_create(firm=room.firm, slug="deal-two", title="Two", owner=room.owner)
-    with tenant_scope(workspace_ids=[room.workspace.pk], firm_id=room.firm.pk):
+    with workspace_scope(room.workspace):
         results = dataroom_store(workspace=room.workspace, entries=[CONTRACT], user=None)
         batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
     run_in_process(workspace=room.workspace, batch=batch)

@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 
 from workspaces.credentials import acting_token_id
 from workspaces.models import AuditEvent, Firm, Membership, Role, User, Workspace
-from workspaces.tenancy import current_workspace_ids, tenant_scope
+from workspaces.tenancy import current_workspace_ids, firm_scope, workspace_scope
 
 
 class TenancyError(ValueError):
@@ -81,7 +81,7 @@ def user_get_or_create(
             user.save(update_fields=["password"])
         return user, False
     user = User.objects.create_user(email=email, password=password, firm=firm)
-    with tenant_scope(workspace_ids=(), firm_id=firm.pk):
+    with firm_scope(firm.pk):
         audit_record(firm=firm, actor_label=actor_label, action="user.create", target=email)
     return user, True
 
@@ -96,7 +96,7 @@ def workspace_create(
     workspace, created = Workspace.objects.get_or_create(
         firm=firm, slug=slug, defaults={"title": title or slug}
     )
-    with tenant_scope(workspace_ids=(workspace.pk,), firm_id=firm.pk):
+    with workspace_scope(workspace):
         if created:
             audit_record(
                 firm=firm,
@@ -120,7 +120,7 @@ def membership_set(
     if user.firm_id != workspace.firm_id:
         raise TenancyError(_not_in_firm(user, workspace.firm))
     if workspace.pk not in current_workspace_ids():
-        with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+        with workspace_scope(workspace):
             return membership_set(
                 workspace=workspace, user=user, role=role, actor_label=actor_label
             )

@@ -21,7 +21,7 @@ from django_q.status import Stat, Status
 from django_q.tasks import async_task
 
 from workspaces.models import Workspace
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 RUNNER = "workspaces.tasks.run_tenant_task"
 
@@ -32,13 +32,30 @@ def _resolve(path: str) -> Callable[..., Any]:
     return function
 
 
-def enqueue(function_path: str, *, workspace_id: int, **kwargs: Any) -> None:
-    """Queue ``function_path(workspace_id=…, **kwargs)`` after the current transaction commits."""
-    _resolve(function_path)  # fail now, in the caller, on a typo
-    task_name = kwargs.pop("task_name", None)
+def task_path(function: Callable[..., Any]) -> str:
+    """The dotted path a worker imports ``function`` by; refuses what it could not import.
+
+    Checked when queued, in the caller: a nested function, a lambda or a method would
+    otherwise only fail later, in the worker.
+    """
+    path = f"{function.__module__}.{getattr(function, '__qualname__', '')}"
+    try:
+        importable = _resolve(path) is function
+    except (AttributeError, ImportError, ValueError):
+        importable = False
+    if not importable:
+        raise ValueError(f"{function!r} is not an importable module-level function.")
+    return path
+
+
+def enqueue(
+    function: Callable[..., Any], *, workspace_id: int, task_name: str | None = None, **kwargs: Any
+) -> None:
+    """Queue ``function(workspace_id=…, **kwargs)`` after the current transaction commits."""
+    path = task_path(function)
 
     def _send() -> None:
-        async_task(RUNNER, function_path, workspace_id, kwargs, task_name=task_name)
+        async_task(RUNNER, path, workspace_id, kwargs, task_name=task_name)
 
     transaction.on_commit(_send)
 
@@ -51,7 +68,7 @@ def run_tenant_task(function_path: str, workspace_id: int, kwargs: dict[str, Any
     workspace = Workspace.objects.select_related("firm").get(pk=workspace_id)
     with (
         translation.override(workspace.firm.preferred_language),
-        tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id),
+        workspace_scope(workspace),
     ):
         return _resolve(function_path)(workspace_id=workspace_id, **kwargs)
 

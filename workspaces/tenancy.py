@@ -12,7 +12,7 @@ does not grant raises :class:`ScopeWidening`; the one way to widen is the audite
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from workspaces.rls import SETTING_FIRM_ID, SETTING_USER_ID, SETTING_WORKSPACE_IDS
 
 if TYPE_CHECKING:
-    from workspaces.models import Firm, User
+    from workspaces.models import Firm, User, Workspace
 
 
 class ScopeWidening(PermissionError):
@@ -147,6 +147,16 @@ def tenant_scope(
     )
     with _enter(scope):
         yield
+
+
+def workspace_scope(workspace: Workspace) -> AbstractContextManager[None]:
+    """This workspace's scope: the one way a task, command or service enters one workspace."""
+    return tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id)
+
+
+def firm_scope(firm_id: int) -> AbstractContextManager[None]:
+    """A scope over no workspace, for a firm's own rows (users, tokens, audit)."""
+    return tenant_scope(workspace_ids=(), firm_id=firm_id)
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from django.utils.translation import gettext
 
 from workspaces.models import PersonalToken, User, Workspace
 from workspaces.services import TenancyError, audit_record
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import firm_scope
 
 TOKEN_PREFIX = "lxr_"  # noqa: S105 - a prefix, not a secret
 # Updating last_used on every call would turn each read into a write; once a minute is enough.
@@ -53,7 +53,7 @@ def token_create(
         read_only=read_only,
         expires_at=timezone.now() + timedelta(days=expires_days) if expires_days else None,
     )
-    with tenant_scope(workspace_ids=(), firm_id=user.firm_id):
+    with firm_scope(user.firm_id):
         audit_record(
             firm=user.firm,
             actor=user,
@@ -99,7 +99,7 @@ def token_revoke(
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
-        with tenant_scope(workspace_ids=(), firm_id=token.user.firm_id):
+        with firm_scope(token.user.firm_id):
             audit_record(
                 firm=token.user.firm,
                 actor=actor,

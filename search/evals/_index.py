@@ -24,7 +24,7 @@ from search.models import TextStats
 from search.services import text_stats_refresh
 from workspaces.models import User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 EVAL_FIRM = "Lexroom Eval"
 EVAL_USER = "eval@lexroom.local"
@@ -43,7 +43,7 @@ class IndexedCorpus:
 
 
 def scope(workspace: Workspace) -> AbstractContextManager[None]:
-    return tenant_scope(workspace_ids=[workspace.pk], firm_id=workspace.firm_id)
+    return workspace_scope(workspace)
 
 
 def log(message: str) -> None:

@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import connections, transaction
 
-from documents import analysis
+from documents import analysis, listeners
 from documents.models import DocumentLink, DuplicateGroup, DuplicateMember
 from documents.pipeline import run_in_process
 from tests.conftest import Room
@@ -82,10 +82,17 @@ def test_analysis_run_twice_keeps_the_same_links_and_groups(room: Room):
 def test_analysis_holds_the_workspace_lock_while_it_runs(room: Room, monkeypatch):
     held_elsewhere: list[bool] = []
 
-    def probe(*, workspace_id: int) -> None:
-        held_elsewhere.append(not _lock_is_free_elsewhere(workspace_id))
+    class Probe:
+        def chunks_removing(self, *, workspace_id: int, document_id: int | None) -> None:
+            pass
 
-    monkeypatch.setattr(analysis, "ANALYSIS_HOOKS", [*analysis.ANALYSIS_HOOKS, probe])
+        def chunks_indexed(self, *, workspace_id: int, document_id: int) -> None:
+            pass
+
+        def workspace_analyzed(self, *, workspace_id: int) -> None:
+            held_elsewhere.append(not _lock_is_free_elsewhere(workspace_id))
+
+    monkeypatch.setattr(listeners, "_listeners", [*listeners.index_listeners(), Probe()])
     assert _lock_is_free_elsewhere(room.workspace.pk)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         analysis.workspace_analyze(workspace_id=room.workspace.pk)

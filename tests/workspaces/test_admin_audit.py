@@ -11,7 +11,7 @@ from django.test import Client
 from tests.conftest import PASSWORD, Room, login
 from tests.factories import UserFactory
 from workspaces.models import AuditEvent, Membership, User
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import firm_scope, tenant_scope, workspace_scope
 
 pytestmark = pytest.mark.django_db
 
@@ -30,12 +30,12 @@ def form_errors(response) -> object:
 
 
 def firm_events(room: Room, action: str) -> list[AuditEvent]:
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         return list(AuditEvent.objects.filter(action=action, workspace=None))
 
 
 def workspace_events(room: Room, action: str) -> list[AuditEvent]:
-    with tenant_scope(workspace_ids=(room.workspace.pk,), firm_id=room.firm.pk):
+    with workspace_scope(room.workspace):
         return list(AuditEvent.objects.filter(action=action, workspace=room.workspace))
 
 
@@ -150,7 +150,7 @@ def test_own_password_change_is_audited_without_the_hash(room: Room):
 def test_membership_inline_add_change_and_remove_are_audited_in_the_workspace(
     firm_admin_client: Client, room: Room, firm_admin: User
 ):
-    with tenant_scope(workspace_ids=(room.workspace.pk,), firm_id=room.firm.pk):
+    with workspace_scope(room.workspace):
         existing = {m.user_id: m for m in Membership.objects.filter(workspace=room.workspace)}
     newcomer = UserFactory(firm=room.firm, email="newcomer@alpha.test")
     ws = room.workspace.pk
@@ -215,7 +215,7 @@ def test_superuser_change_to_another_firms_user_is_audited_in_that_firm(room: Ro
     response = client.post(url, user_form(room.foreigner, full_name="Someone Else"))
 
     assert response.status_code == 302, form_errors(response)
-    with tenant_scope(workspace_ids=(), firm_id=room.foreigner.firm_id):
+    with firm_scope(room.foreigner.firm_id):
         event = AuditEvent.objects.get(action="user.change")
     assert (event.actor, event.target) == (superuser, "someone@beta.test")
 
@@ -229,6 +229,6 @@ def test_membership_inline_refuses_another_firms_user(firm_admin_client: Client,
     response = firm_admin_client.post(url, workspace_form(room, rows, initial=0))
 
     assert response.status_code == 200  # the form comes back with the error
-    with tenant_scope(workspace_ids=(room.workspace.pk,), firm_id=room.firm.pk):
+    with workspace_scope(room.workspace):
         assert not Membership.objects.filter(user=room.foreigner).exists()
         assert not AuditEvent.objects.filter(action__startswith="membership.").exists()

@@ -13,7 +13,7 @@ from django.utils import timezone, translation
 
 from tests.conftest import PASSWORD, Room
 from workspaces.models import AuditEvent, LoginFailure
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import firm_scope
 
 pytestmark = pytest.mark.django_db
 
@@ -71,7 +71,7 @@ def test_unknown_email_gets_the_same_answers_and_no_audit_row(room: Room):
     assert (unknown.status_code, known.status_code) == (429, 429)
     assert ACCOUNT_LOCKED in unknown.content.decode()
     assert ACCOUNT_LOCKED in known.content.decode()
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         assert not AuditEvent.objects.filter(target="nobody@alpha.test").exists()
 
 
@@ -128,7 +128,7 @@ def test_failures_and_the_lockout_are_audited_for_the_accounts_firm(room: Room):
     fail("viewer@alpha.test", 5)
     attempt("viewer@alpha.test", PASSWORD)  # refused: not one more failure
 
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         failed = list(AuditEvent.objects.filter(action="auth.login_failed"))
         [lockout] = AuditEvent.objects.filter(action="auth.lockout")
     assert len(failed) == 5

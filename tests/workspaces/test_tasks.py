@@ -37,15 +37,23 @@ def test_enqueued_task_runs_after_commit_in_its_workspace_scope(
     monkeypatch.setattr(Conf, "SYNC", True)
     seen.clear()
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        enqueue("tests.workspaces.test_tasks.record_scope", workspace_id=room.workspace.pk)
+        enqueue(record_scope, workspace_id=room.workspace.pk)
         assert seen == []  # nothing runs before commit
     assert len(callbacks) == 1
     assert seen == [((room.workspace.pk,), 3)]
 
 
-def test_enqueue_rejects_an_unknown_function(room: Room):
-    with pytest.raises(AttributeError):
-        enqueue("tests.workspaces.test_tasks.no_such_function", workspace_id=room.workspace.pk)
+def test_enqueue_refuses_a_function_a_worker_could_not_import(
+    room: Room, django_capture_on_commit_callbacks
+):
+    def nested(*, workspace_id: int) -> None:
+        pass
+
+    with django_capture_on_commit_callbacks() as callbacks:
+        for function in (nested, lambda **_: None, Room.__init__):
+            with pytest.raises(ValueError, match="not an importable module-level function"):
+                enqueue(function, workspace_id=room.workspace.pk)
+    assert callbacks == []
 
 
 def test_scope_is_empty_outside_a_task(room: Room):

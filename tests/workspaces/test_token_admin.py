@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from tests.conftest import Room
 from workspaces.models import AuditEvent, PersonalToken
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import firm_scope
 from workspaces.tokens import token_authenticate, token_create
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def test_token_revoke_action_revokes_through_the_audited_service(
     token.refresh_from_db()
     assert token.revoked_at is not None
     assert token_authenticate(raw) is None
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         event = AuditEvent.objects.get(action="token.revoke")
     assert (event.actor, event.target) == (room.owner, f"{token.prefix}… laptop")
 
@@ -88,7 +88,7 @@ def test_token_secret_fields_are_not_editable(firm_admin_client: Client, room: R
         original.prefix,
         original.read_only,
     )
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         event = AuditEvent.objects.get(action="token.change")
     assert event.details == {"changed": {"name": ["laptop", "renamed"]}}
 

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from tests.conftest import Room
 from tests.workspaces.conftest import run_command as run
 from workspaces.models import AuditEvent, PersonalToken
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import firm_scope
 from workspaces.tokens import token_authenticate, token_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
@@ -26,7 +26,7 @@ def test_revoke_token_by_id_revokes_audits_and_the_token_stops_authenticating(ro
     token.refresh_from_db()
     assert token.revoked_at is not None
     assert token_authenticate(raw) is None
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         event = AuditEvent.objects.get(action="token.revoke")
     assert event.actor_label == "system:revoke_token"
     assert token.prefix in event.target
@@ -36,7 +36,7 @@ def test_revoke_token_again_is_harmless_and_not_audited_twice(room: Room):
     token, _ = token_create(user=room.viewer, name="laptop")
     run("revoke_token", "--id", str(token.pk))
     assert "already revoked" in run("revoke_token", "--id", str(token.pk))
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         assert AuditEvent.objects.filter(action="token.revoke").count() == 1
 
 
@@ -51,7 +51,7 @@ def test_revoke_token_all_revokes_every_live_token_of_that_user_only(room: Room)
     assert token_authenticate(first_raw) is None
     assert token_authenticate(second_raw) is None
     assert token_authenticate(other_raw) is not None
-    with tenant_scope(workspace_ids=(), firm_id=room.firm.pk):
+    with firm_scope(room.firm.pk):
         assert AuditEvent.objects.filter(action="token.revoke").count() == 2
 
 

@@ -34,7 +34,7 @@ from documents.pipeline import run_in_process, store_dataroom
 from documents.services import workspace_purge_throwaway
 from workspaces.models import Membership, Role, User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 from workspaces.tokens import token_create, token_revoke
 
 BRENALIS = Path(settings.BASE_DIR).parent / "shared" / "data" / "dataroom-brenalis"
@@ -224,7 +224,7 @@ def _import_brenalis() -> Target:
         firm=firm, slug=f"bench-mcp-{suffix}", title="Bench MCP (Brenalis)", owner=user
     )
     _log(f"importing Brenalis into {workspace.slug} (removed afterwards)")
-    with tenant_scope(workspace_ids=[workspace.pk], firm_id=firm.pk):
+    with workspace_scope(workspace):
         batch, _results = store_dataroom(workspace=workspace, path=path, user=user)
     run_in_process(workspace=workspace, batch=batch)
     return Target(workspace, user, throwaway=True)
@@ -243,7 +243,7 @@ def _existing(slug: str, email: str | None) -> Target:
     if len(workspaces) != 1:
         raise CommandError(f"{len(workspaces)} workspaces named {slug!r}: pass --user EMAIL.")
     workspace = workspaces[0]
-    with tenant_scope(workspace_ids=[workspace.pk], firm_id=workspace.firm_id):
+    with workspace_scope(workspace):
         owner = (
             Membership.objects.filter(workspace=workspace, role=Role.OWNER)
             .select_related("user")

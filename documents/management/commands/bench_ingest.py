@@ -26,7 +26,7 @@ from documents.pipeline import Progress, run_in_process, store_files
 from documents.services import workspace_purge_throwaway
 from workspaces.models import User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 BENCH_FIRM = "Lexroom Bench"
 BENCH_EMAIL = "bench@lexroom.local"
@@ -152,7 +152,7 @@ class Command(ModelCommand):
         run_s = time.perf_counter() - started
         wall_s = store_files_s + run_s
 
-        with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+        with workspace_scope(workspace):
             in_batch = Document.objects.filter(pk__in=batch.document_ids)
             documents = in_batch.count()
             failed = in_batch.filter(status=DocumentStatus.FAILED).count()

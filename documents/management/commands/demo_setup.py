@@ -12,7 +12,7 @@ from documents.models import Document
 from documents.pipeline import run_in_process, store_dataroom
 from workspaces.models import User
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 DEMO_EMAIL = "demo@lexroom.local"
 DEMO_FIRM = "Cabinet Démo"
@@ -41,7 +41,7 @@ class Command(ModelCommand):
             owner=user,
             actor_label=label,
         )
-        with tenant_scope(workspace_ids=[workspace.pk], firm_id=firm.pk):
+        with workspace_scope(workspace):
             empty = not Document.objects.filter(workspace=workspace).exists()
         if empty:
             self.stdout.write("Importing the demo data room (first run loads the model)…")

@@ -36,7 +36,7 @@ from search.selectors import search_data_room
 from search.services import text_stats_refresh
 from workspaces.models import Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import workspace_scope
 
 BENCH_FIRM = "Lexroom Bench"
 BENCH_EMAIL = "bench@lexroom.local"
@@ -250,7 +250,7 @@ class Command(ModelCommand):
         indexes = bench.SharedIndexes(encoder.dimension)
         if reused:
             built: dict[str, Any] = {"gin": None, "hnsw": None, "skipped": "reused workspace"}
-            with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+            with workspace_scope(workspace):
                 computed = TextStats.objects.filter(workspace=workspace).exists()
             if not computed:
                 built["text_stats"] = self._text_stats(workspace)  # runs kept by older code
@@ -262,7 +262,7 @@ class Command(ModelCommand):
             topics = bench.make_topics(plan.seed)
             centroids = bench.topic_centroids(topics, encoder.encode)
             self._note(f"Topic centroids embedded in {time.perf_counter() - started:.1f} s")
-            with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+            with workspace_scope(workspace):
                 self._note(f"Generating {plan.contracts} contracts, {plan.chunks} chunks...")
                 document_ids = bench.write_metadata(workspace=workspace, plan=plan)
                 self._note(
@@ -292,7 +292,7 @@ class Command(ModelCommand):
 
     def _text_stats(self, workspace: Workspace) -> float:
         started = time.perf_counter()
-        with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+        with workspace_scope(workspace):
             text_stats_refresh(workspace_id=workspace.pk)
         return round(time.perf_counter() - started, 2)
 
@@ -301,13 +301,13 @@ class Command(ModelCommand):
     def _timed(self, workspace: Workspace, call: Callable[[], object]) -> float:
         """Milliseconds of one call in its own tenant-scope transaction, as a request runs."""
         started = time.perf_counter()
-        with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+        with workspace_scope(workspace):
             call()
         return (time.perf_counter() - started) * 1000
 
     def _calls(self, workspace: Workspace, queries: int, seed: int) -> dict[str, list[Any]]:
         """For each measurement, the seeded calls to time (closures over query and filters)."""
-        with tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id):
+        with workspace_scope(workspace):
             entity_ids = list(
                 Entity.objects.filter(workspace=workspace).values_list("id", flat=True)
             )
@@ -412,7 +412,7 @@ class Command(ModelCommand):
             return {"arm": arm}
         seconds, sql, params = max(queries, key=lambda entry: entry[0])
         with (
-            tenant_scope(workspace_ids=(workspace.pk,), firm_id=workspace.firm_id),
+            workspace_scope(workspace),
             connection.cursor() as cursor,
         ):
             for _, setting, setting_params in settings_sql:
