@@ -1,0 +1,1 @@
+"""Helpers shared by the measurement commands (``bench_*``, ``eval_*``); runtime never imports."""
