@@ -9,7 +9,6 @@ firm's); the document text they quote stays as written.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
@@ -30,6 +29,7 @@ from documents.models import (
     DuplicateMember,
     LinkKind,
 )
+from documents.normalize import fold_accents
 from workspaces.locks import LockNamespace, workspace_xact_lock
 from workspaces.models import Workspace
 
@@ -46,13 +46,8 @@ class AnalysisSummary:
     duplicate_groups: int
 
 
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def _words(text: str) -> set[str]:
-    return set(_WORD.findall(_fold(text)))
+    return set(_WORD.findall(fold_accents(text, casefold=True)))
 
 
 def _documents(workspace_id: int) -> list[Document]:

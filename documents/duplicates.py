@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from datasketch import MinHash, MinHashLSH  # type: ignore[import-untyped]
+
+from documents.normalize import fold_accents
 
 _COMBINING_MARKS = re.compile(r"[\u0300-\u036f]")
 _NON_WORD = re.compile(r"[\W_]+")
@@ -33,7 +34,7 @@ class DuplicateCandidate:
 
 def normalize_for_comparison(text: str) -> str:
     """Casefolded, accent-free text with punctuation and whitespace runs collapsed to a space."""
-    folded = _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", text.casefold()))
+    folded = fold_accents(text, casefold=True)
     return _NON_WORD.sub(" ", folded).strip()
 
 

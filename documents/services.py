@@ -13,7 +13,6 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from django.conf import settings
@@ -37,6 +36,7 @@ from documents.models import (
     Entity,
     IngestBatch,
 )
+from documents.normalize import iso_date
 from documents.textsearch import chunk_vectors_update
 from workspaces.models import AuditEvent, User, Workspace
 from workspaces.services import audit_record
@@ -277,10 +277,6 @@ def _language(text: str) -> str:
     return "fr" if french >= english else "en"
 
 
-def _iso(value: date | None) -> str | None:
-    return value.isoformat() if value else None
-
-
 def _apply_metadata(document: Document, text: str) -> list[tuple[str, str]]:
     """Normalise metadata and compare it with the text. Returns the parties (name, siren)."""
     meta = document.raw_metadata
@@ -329,8 +325,10 @@ def _apply_metadata(document: Document, text: str) -> list[tuple[str, str]]:
     document.amendment_hints = (
         {
             "parent_title_hint": amendment.parent_title_hint,
-            "parent_date_hint": _iso(amendment.parent_date_hint),
-            "new_end_date": _iso(amendment.new_end_date.value) if amendment.new_end_date else None,
+            "parent_date_hint": iso_date(amendment.parent_date_hint),
+            "new_end_date": iso_date(amendment.new_end_date.value)
+            if amendment.new_end_date
+            else None,
             "new_end_evidence": amendment.new_end_date.evidence if amendment.new_end_date else "",
         }
         if amendment

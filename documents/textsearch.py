@@ -1,25 +1,21 @@
 """Full-text indexing of chunks: accent-folded, weighted tsvectors in the document's language.
 
-The embedded Postgres has no ``unaccent`` extension, so accents are folded here, the same
-way for the stored vectors and for queries (:func:`fold`), which keeps them comparable.
+The embedded Postgres has no ``unaccent`` extension, so accents are folded in Python, the
+same way for the stored vectors and for queries (``documents.normalize.fold_accents``),
+which keeps them comparable.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 
 from django.db import connection
 
+from documents.normalize import fold_accents
+
 # Postgres text-search configurations per detected document language.
 TS_CONFIGS = {"fr": "french", "en": "english"}
 QUERY_CONFIGS = ("french", "english")
-
-
-def fold(text: str) -> str:
-    """Accents removed, ligatures expanded (é → e, œ → oe), case kept for websearch syntax."""
-    decomposed = unicodedata.normalize("NFKD", text.replace("œ", "oe").replace("Œ", "OE"))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def ts_config(language: str) -> str:
@@ -33,7 +29,13 @@ def chunk_vectors_update(rows: Iterable[tuple[int, str, str, str]]) -> None:
     heading or title hit ranks above a passing mention in the text.
     """
     params = [
-        (ts_config(language), fold(prefix), ts_config(language), fold(body), chunk_id)
+        (
+            ts_config(language),
+            fold_accents(prefix),
+            ts_config(language),
+            fold_accents(body),
+            chunk_id,
+        )
         for chunk_id, language, prefix, body in rows
     ]
     if not params:

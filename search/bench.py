@@ -25,7 +25,8 @@ from django.db import connection, transaction
 from numpy.typing import NDArray
 
 from documents.models import Chunk, Document, DocumentLink, DocumentParty, DocumentStatus, Entity
-from documents.textsearch import fold, ts_config
+from documents.normalize import fold_accents
+from documents.textsearch import ts_config
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 
@@ -676,7 +677,10 @@ def plan_data_room(*, contracts: int, chunks_per_contract: int, seed: int) -> Pl
 def write_metadata(*, workspace: Workspace, plan: Plan) -> list[int]:
     """Entities, documents, parties and amendment links through the ORM; document ids."""
     entities = Entity.objects.bulk_create(
-        [Entity(workspace=workspace, key=fold(name).lower(), name=name) for name in plan.entities],
+        [
+            Entity(workspace=workspace, key=fold_accents(name).lower(), name=name)
+            for name in plan.entities
+        ],
         batch_size=1000,
     )
     documents = Document.objects.bulk_create(
@@ -819,7 +823,7 @@ class SentencePool:
             for index, topic in enumerate(topics)
             for language in ("fr", "en")
         }
-        folded = {key: [fold(text) for text in texts] for key, texts in sentences.items()}
+        folded = {key: [fold_accents(text) for text in texts] for key, texts in sentences.items()}
         return cls(sentences, folded)
 
     def chunk(
@@ -831,7 +835,7 @@ class SentencePool:
         heading = f"ARTICLE {ordinal + 1} — {title.upper()}"
         sentences, folded = self.sentences[topic, language], self.folded[topic, language]
         text = f"{heading}\n\n" + " ".join(sentences[i] for i in picks)
-        folded_text = f"{fold(heading)}\n\n" + " ".join(folded[i] for i in picks)
+        folded_text = f"{fold_accents(heading)}\n\n" + " ".join(folded[i] for i in picks)
         return heading, text, folded_text
 
 
@@ -873,7 +877,9 @@ def write_chunks(
             context = f"{planned.title} — {planned.contract_type}\nParties: " + "; ".join(
                 plan.entities[i] for i in planned.party_indexes
             )
-            contexts.append((document_id, ts_config(planned.language), context, fold(context)))
+            contexts.append(
+                (document_id, ts_config(planned.language), context, fold_accents(context))
+            )
         cursor.executemany(
             "INSERT INTO bench_document_context VALUES (%s, %s::regconfig, %s, %s)", contexts
         )

@@ -19,7 +19,8 @@ from django.conf import settings
 from django.db import connection
 
 from documents.embeddings import get_encoder, load_cross_encoder
-from documents.textsearch import QUERY_CONFIGS, fold
+from documents.normalize import fold_accents
+from documents.textsearch import QUERY_CONFIGS
 
 # SQL here is assembled from constants (configurations, integer dimensions, fixed clauses);
 # every value from a caller is a bound parameter (ruff S608 is silenced for this file).
@@ -155,7 +156,7 @@ def fts_arm(
     words still count in the score. A query made only of very common words matches chunks
     holding all its words first, and at most ``CANDIDATE_CAP`` matching chunks are ranked.
     """
-    folded = fold(query)
+    folded = fold_accents(query)
     where, params = _doc_filter(document_ids)
     stats = None
     if _WEBSEARCH.search(query):

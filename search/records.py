@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from documents.models import Document, DocumentLink
-from documents.textsearch import fold
+from documents.normalize import fold_accents, iso_date
 
 _WORD = re.compile(r"\w{3,}")
 EXCERPT_CHARS = 320
@@ -42,9 +42,9 @@ def contract_record(document: Document, links: dict[str, list[str]]) -> dict[str
             }
             for party in document.parties.all()
         ],
-        "signature_date": _iso(document.signature_date),
-        "end_date": _iso(document.effective_end_date),
-        "original_end_date": _iso(document.end_date),
+        "signature_date": iso_date(document.signature_date),
+        "end_date": iso_date(document.effective_end_date),
+        "original_end_date": iso_date(document.end_date),
         "end_date_note": document.effective_end_explanation or None,
         "governing_law": document.governing_law or None,
         "amends": links.get("amends", []),
@@ -59,10 +59,10 @@ def excerpt(text: str, query: str | None, width: int = EXCERPT_CHARS) -> str:
     compact = " ".join(text.split())
     if len(compact) <= width:
         return compact
-    words = {w.lower() for w in _WORD.findall(fold(query or ""))}
+    words = {w.lower() for w in _WORD.findall(fold_accents(query or ""))}
     if not words:
         return compact[:width].rstrip() + "…"
-    folded = fold(compact).lower()
+    folded = fold_accents(compact).lower()
     positions = sorted(match.start() for match in _WORD.finditer(folded) if match.group() in words)
     if not positions:
         return compact[:width].rstrip() + "…"
@@ -74,7 +74,3 @@ def excerpt(text: str, query: str | None, width: int = EXCERPT_CHARS) -> str:
     begin = max(0, best_start - width // 4)
     snippet = compact[begin : begin + width].strip()
     return ("…" if begin else "") + snippet + ("…" if begin + width < len(compact) else "")
-
-
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value else None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from datetime import date
 from typing import Any
 
 from django.db.models import Count, Max, Min, Prefetch, Q, QuerySet
@@ -24,6 +23,7 @@ from documents.models import (
     DuplicateMember,
     Entity,
 )
+from documents.normalize import iso_date
 from documents.selectors import chunk_page
 from search.filters import (
     DateRange,
@@ -128,10 +128,10 @@ def describe_data_room(*, workspace: Workspace) -> dict[str, Any]:
             "end_date": documents.filter(effective_end_date__isnull=True).count(),
         },
         "signature_date": {
-            "min": _iso(ranges["signature_min"]),
-            "max": _iso(ranges["signature_max"]),
+            "min": iso_date(ranges["signature_min"]),
+            "max": iso_date(ranges["signature_max"]),
         },
-        "end_date": {"min": _iso(ranges["end_min"]), "max": _iso(ranges["end_max"])},
+        "end_date": {"min": iso_date(ranges["end_min"]), "max": iso_date(ranges["end_max"])},
         "amendments": documents.filter(is_amendment=True).count(),
         "duplicate_groups": DuplicateGroup.objects.filter(workspace=workspace).count(),
     }
@@ -214,7 +214,7 @@ def _matched(document: Document, filters: SearchFilters, names: dict[int, str]) 
         (gettext("end %(date)s (%(rule)s)"), document.effective_end_date, filters.end_date),
     ):
         if bounds and value and (bounds.after or bounds.before):
-            after, before = _iso(bounds.after), _iso(bounds.before)
+            after, before = iso_date(bounds.after), iso_date(bounds.before)
             if after and before:
                 between = gettext(">= %(after)s and <= %(before)s")
                 bound = between % {"after": after, "before": before}
@@ -306,7 +306,8 @@ def search_data_room(
             "ref", "effective_end_explanation", "effective_end_date"
         ):
             excluded_by_amendment[ref] = explanation or (
-                gettext("effective end %(date)s after an amendment") % {"date": _iso(effective_end)}
+                gettext("effective end %(date)s after an amendment")
+                % {"date": iso_date(effective_end)}
             )
 
     total_candidates = _documents(workspace).count()
@@ -498,7 +499,3 @@ def find_duplicates(*, workspace: Workspace, entity_ids: list[int] | None = None
             }
         )
     return {"groups": groups, "total_groups": len(groups)}
-
-
-def _iso(value: date | None) -> str | None:
-    return value.isoformat() if value else None

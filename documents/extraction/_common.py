@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
+
+from documents.normalize import fold_accents
+
+__all__ = ["fold_accents"]
 
 EVIDENCE_MAX_CHARS = 240
 
@@ -20,11 +23,6 @@ class Finding:
     value: Any
     evidence: str
     rule: str
-
-
-def fold_accents(text: str) -> str:
-    """Strip diacritics ("Brénalys" -> "Brenalys") without dropping non-Latin letters."""
-    return _COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", text))
 
 
 def collapse_whitespace(text: str) -> str:

@@ -21,6 +21,12 @@ class MeasurementCommand(BaseCommand):
     """Base of ``bench_*`` / ``eval_*``: ``--json``, :meth:`note`, :meth:`progress`,
     :meth:`emit`. Subclasses call ``super().add_arguments(parser)``."""
 
+    verbosity = 1
+
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        self.verbosity = int(options.get("verbosity", 1))
+        return super().execute(*args, **options)
+
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--json", action="store_true", help="Print only the result, as one JSON object."
