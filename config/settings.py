@@ -205,7 +205,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 LEXROOM_ZIP_MAX_FILES = env_int("LEXROOM_ZIP_MAX_FILES", 2000, minimum=1)
 LEXROOM_ZIP_MAX_TOTAL_BYTES = env_int("LEXROOM_ZIP_MAX_TOTAL_MB", 1000, minimum=1) * 1024 * 1024
 # Production default on GPU; tests, CI and `make run` use the model shipped in a wheel.
-LEXROOM_EMBEDDING_MODEL = env_str("LEXROOM_EMBEDDING_MODEL", "BAAI/bge-m3")
+# auto: BAAI/bge-m3 on a GPU, a small multilingual e5 on CPU (documents.embeddings).
+LEXROOM_EMBEDDING_MODEL = env_str("LEXROOM_EMBEDDING_MODEL", "auto")
 LEXROOM_EMBEDDING_DEVICE = env_str("LEXROOM_EMBEDDING_DEVICE", "auto")
 LEXROOM_EMBEDDING_DTYPE = env_str("LEXROOM_EMBEDDING_DTYPE", "auto")
 if LEXROOM_EMBEDDING_DTYPE not in {"auto", "float32", "float16", "bfloat16"}:

