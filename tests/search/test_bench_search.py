@@ -11,8 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from documents.models import Chunk
-from search.bench import hnsw_index_name
-from search.management.commands.bench_search import MEASURED, make_filters, make_queries
+from search.bench import MEASURED, hnsw_index_name, make_filters, make_queries
 from tests.conftest import TEST_EMBEDDING_MODEL
 from workspaces.models import Firm, Workspace
 from workspaces.tenancy import tenant_scope
