@@ -61,7 +61,7 @@ class Command(ModelCommand, MeasurementCommand):
             reindex=options["reindex"],
             oversample=options["oversample"],
         )
-        report = run_suite(options["suite"], eval_options)
+        report = run_suite(options["suite"], eval_options, self)
         self.emit(report, as_json=options["json"], lines=report_lines)
 
 
