@@ -21,6 +21,7 @@ from search.bench import (
     make_topics,
     plan_data_room,
 )
+from search.management.commands.bench_search import result_lines
 from tests.conftest import TEST_EMBEDDING_MODEL
 from workspaces.models import Firm, Workspace
 from workspaces.tenancy import tenant_scope
@@ -32,6 +33,7 @@ def _run(*args: str) -> dict[str, Any]:
     out = StringIO()
     call_command("bench_search", *args, "--json", stdout=out, stderr=StringIO())
     result: dict[str, Any] = json.loads(out.getvalue())
+    assert all(isinstance(line, str) for line in result_lines(result))  # the human form too
     return result
 
 
