@@ -12,8 +12,9 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from documents.pipeline import run_in_process
 from documents.services import batch_create, chunks_pending_embedding, dataroom_store
 from search.models import TextStats
 from search.services import text_stats_refresh
+from workspaces.bench.report import Reporter
 from workspaces.models import User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
 from workspaces.tenancy import workspace_scope
@@ -46,9 +48,26 @@ def scope(workspace: Workspace) -> AbstractContextManager[None]:
     return workspace_scope(workspace)
 
 
+# The command running the suite, so its notes follow --verbosity; plain stderr without one.
+_reporter: ContextVar[Reporter | None] = ContextVar("eval_reporter", default=None)
+
+
+@contextmanager
+def reporting_to(reporter: Reporter) -> Iterator[None]:
+    token = _reporter.set(reporter)
+    try:
+        yield
+    finally:
+        _reporter.reset(token)
+
+
 def log(message: str) -> None:
     """Progress goes to stderr: stdout carries the one JSON object."""
-    print(message, file=sys.stderr, flush=True)
+    reporter = _reporter.get()
+    if reporter is None:
+        print(message, file=sys.stderr, flush=True)
+    else:
+        reporter.note(message)
 
 
 def fingerprint(payload: Any) -> str:

@@ -27,6 +27,7 @@ from search.evals._index import (
     entries_store,
     fingerprint,
     log,
+    reporting_to,
     short_ref,
 )
 from search.evals._retrieval import (
@@ -38,6 +39,7 @@ from search.evals._retrieval import (
     recall,
     run_arms,
 )
+from workspaces.bench.report import Reporter
 from workspaces.models import User, Workspace
 
 SPLITS = ("train", "valid", "test")
@@ -322,6 +324,10 @@ SUITES: dict[str, Callable[[EvalOptions], dict[str, Any]]] = {
 }
 
 
-def run_suite(name: str, options: EvalOptions) -> dict[str, Any]:
-    """Run one suite; raises DatasetMissing when its data is not there."""
-    return SUITES[name](options)
+def run_suite(name: str, options: EvalOptions, reporter: Reporter | None = None) -> dict[str, Any]:
+    """Run one suite, its progress notes going to ``reporter`` (stderr without one); raises
+    DatasetMissing when its data is not there."""
+    if reporter is None:
+        return SUITES[name](options)
+    with reporting_to(reporter):
+        return SUITES[name](options)

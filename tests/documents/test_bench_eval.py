@@ -10,7 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from documents.management.commands.eval_metadata import file_key, gold_parties, same_party
+from documents.evals import file_key, gold_parties, same_party
+from documents.management.commands import bench_ingest, eval_metadata
 from tests.conftest import TEST_EMBEDDING_MODEL, shared_data
 from workspaces.models import Firm, User, Workspace
 
@@ -90,6 +91,7 @@ def test_bench_ingest_reports_stages_and_removes_its_workspace(contracts_dir):
 
     result = json.loads(out.getvalue())  # one JSON object and nothing else on stdout
     assert set(result) == BENCH_KEYS
+    assert len(list(bench_ingest.result_lines(result))) == 3 + len(result["stages"]) + 2
     assert result["documents"] == 3
     assert result["failed"] == 0
     assert result["chunks"] > 0
@@ -149,6 +151,7 @@ def test_eval_metadata_on_cuad_stays_above_the_floors():
 
     result = json.loads(out.getvalue())
     assert set(result) == EVAL_KEYS
+    assert len(list(eval_metadata.result_lines(result))) == 3 + len(result["errors"])
     assert result["dataset"] == "cuad"
     assert result["contracts"] == 20
     assert result["unmatched"] == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from io import StringIO
 from typing import Any
@@ -11,8 +12,16 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from documents.models import Chunk
-from search.bench import hnsw_index_name
-from search.management.commands.bench_search import MEASURED, make_filters, make_queries
+from search.bench import (
+    MEASURED,
+    SentencePool,
+    hnsw_index_name,
+    make_filters,
+    make_queries,
+    make_topics,
+    plan_data_room,
+)
+from search.management.commands.bench_search import result_lines
 from tests.conftest import TEST_EMBEDDING_MODEL
 from workspaces.models import Firm, Workspace
 from workspaces.tenancy import tenant_scope
@@ -24,6 +33,7 @@ def _run(*args: str) -> dict[str, Any]:
     out = StringIO()
     call_command("bench_search", *args, "--json", stdout=out, stderr=StringIO())
     result: dict[str, Any] = json.loads(out.getvalue())
+    assert all(isinstance(line, str) for line in result_lines(result))  # the human form too
     return result
 
 
@@ -114,3 +124,15 @@ def test_queries_and_filters_are_seeded() -> None:
     assert make_queries(5, 7) != make_queries(5, 8)
     room = ([1, 2, 3], ["bail commercial", "franchise"], ["droit français"])
     assert make_filters(5, 7, *room) == make_filters(5, 7, *room)
+
+
+def test_the_room_of_a_seed_is_unchanged_text_for_text() -> None:
+    # Benchmark numbers are compared across runs and versions: the vocabulary (a data file
+    # read by position) must not be reordered, nor the draws of the generator. The digest
+    # is the one the generator gave before its vocabulary moved to vocabulary.json.
+    plan = plan_data_room(contracts=40, chunks_per_contract=3, seed=42)
+    topics = make_topics(42)
+    pool = SentencePool.build(topics, 42)
+    generated = (plan, topics, sorted(pool.sentences.items()), make_queries(20, 42))
+    digest = hashlib.sha256(repr(generated).encode()).hexdigest()
+    assert digest == "f75ef3c34248c9ff7b3cf09f01878a72794eb3a8f15778e0835ec2ae72dcf817"

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from search.management.commands.eval_search import report_lines
 from tests.conftest import shared_data
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +32,7 @@ def eval_search(*args: str) -> dict[str, Any]:
     out = StringIO()
     call_command("eval_search", *args, "--json", stdout=out, stderr=StringIO())
     report: dict[str, Any] = json.loads(out.getvalue())
+    assert all(isinstance(line, str) for line in report_lines(report))  # the human form too
     return report
 
 

@@ -10,11 +10,23 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+class Reporter(Protocol):
+    """What a measurement package needs from its command: notes and throttled progress.
+
+    A :class:`MeasurementCommand` is one; the packages take this, not the command, so they
+    can be run and tested without ``manage.py``.
+    """
+
+    def note(self, message: str) -> None: ...
+
+    def progress(self, *, every_s: float = 10.0, started: float | None = None) -> Progress: ...
 
 
 class MeasurementCommand(BaseCommand):
@@ -22,10 +34,16 @@ class MeasurementCommand(BaseCommand):
     :meth:`emit`. Subclasses call ``super().add_arguments(parser)``."""
 
     verbosity = 1
+    # Exceptions of the measured package that mean "cannot run as asked" (a missing dataset,
+    # a taken workspace): shown as one CommandError line, not a traceback.
+    refusals: ClassVar[tuple[type[Exception], ...]] = ()
 
     def execute(self, *args: Any, **options: Any) -> str | None:
         self.verbosity = int(options.get("verbosity", 1))
-        return super().execute(*args, **options)
+        try:
+            return super().execute(*args, **options)
+        except self.refusals as exc:
+            raise CommandError(str(exc)) from exc
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(

@@ -7,7 +7,7 @@ datafiller). A harness: it reports and exits 0; the tests in tests/search enforc
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +15,16 @@ from django.core.management.base import CommandError, CommandParser
 
 from documents.management.model_command import ModelCommand
 from search.evals import SUITES, DatasetMissing, EvalOptions, default_data_dir, run_suite
+from workspaces.bench.report import MeasurementCommand
 
 
-class Command(ModelCommand):
+class Command(ModelCommand, MeasurementCommand):
     help = "Measure search quality on a shared dataset (brenalis, acord, datafiller)."
+    refusals = (DatasetMissing,)
 
     def add_arguments(self, parser: CommandParser) -> None:
+        super().add_arguments(parser)
         parser.add_argument("--suite", required=True, choices=sorted(SUITES))
-        parser.add_argument("--json", action="store_true", help="Print one JSON object.")
         parser.add_argument(
             "--split",
             default="test",
@@ -59,32 +61,25 @@ class Command(ModelCommand):
             reindex=options["reindex"],
             oversample=options["oversample"],
         )
-        try:
-            report = run_suite(options["suite"], eval_options)
-        except DatasetMissing as exc:
-            raise CommandError(str(exc)) from exc
-        if options["json"]:
-            self.stdout.write(json.dumps(report, ensure_ascii=False))
-        else:
-            self._print(report)
+        report = run_suite(options["suite"], eval_options, self)
+        self.emit(report, as_json=options["json"], lines=report_lines)
 
-    def _print(self, report: dict[str, Any]) -> None:
-        if "checks" in report:
-            for check in report["checks"]:
-                mark = "ok  " if check["passed"] else "FAIL"
-                self.stdout.write(f"{mark} {check['name']}")
-                if not check["passed"]:
-                    self.stdout.write(
-                        f"     expected {check['expected']}\n     got      {check['got']}"
-                    )
-            self.stdout.write(f"{report['passed']}/{report['total']} checks passed")
-            return
-        self.stdout.write(
-            f"{report['suite']} ({report['split']}): {report['queries']} queries, "
-            f"{report['corpus_documents']} documents, model {report['model']}"
-        )
-        for arm, metrics in report["arms"].items():
-            shown = ", ".join(f"{name} {value}" for name, value in metrics.items())
-            self.stdout.write(f"  {arm:7} {shown}")
-        for note in report["notes"]:
-            self.stdout.write(f"  - {note}")
+
+def report_lines(report: dict[str, Any]) -> Iterator[str]:
+    """Checks passed and failed (brenalis), or the metrics of each arm (acord, datafiller)."""
+    if "checks" in report:
+        for check in report["checks"]:
+            yield f"{'ok  ' if check['passed'] else 'FAIL'} {check['name']}"
+            if not check["passed"]:
+                yield f"     expected {check['expected']}\n     got      {check['got']}"
+        yield f"{report['passed']}/{report['total']} checks passed"
+        return
+    yield (
+        f"{report['suite']} ({report['split']}): {report['queries']} queries, "
+        f"{report['corpus_documents']} documents, model {report['model']}"
+    )
+    for arm, metrics in report["arms"].items():
+        shown = ", ".join(f"{name} {value}" for name, value in metrics.items())
+        yield f"  {arm:7} {shown}"
+    for note in report["notes"]:
+        yield f"  - {note}"

@@ -1,0 +1,206 @@
+"""Our metadata extraction scored against CUAD's labels (``manage.py eval_metadata``).
+
+Runs the pure extraction functions (parties from the preamble, governing law) over CUAD's
+contract texts and compares them with the annotators' answers in ``master_clauses.csv``. No
+database and no embeddings, so the 510 contracts take seconds and it can run in CI.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from documents.extraction import (
+    entity_key,
+    extract_parties_from_text,
+    governing_law_from_text,
+    normalize_governing_law,
+)
+from workspaces.bench.report import Progress
+
+MAX_ERRORS = 20
+# CUAD's party answers also list the collective definitions ("(individually "Party",
+# collectively "Parties")", "Each of the foregoing parties is referred to ..."): not parties.
+_COLLECTIVE = re.compile(
+    r"\b(?:individually|collectively|together|each\s+of|each\s+and\s+both|both\s+of|referred"
+    r"\s+to|hereinafter)\b",
+    re.IGNORECASE,
+)
+# A party answer is 'NAME ("Alias")': the name ends where its parenthesis or quote opens.
+_ALIAS_START = re.compile(r"\(|[\"“”«]")
+
+
+class CuadMissing(FileNotFoundError):
+    """The CUAD folder lacks its texts or its labels."""
+
+
+def default_cuad_dir() -> Path:
+    return Path(settings.BASE_DIR).parent / "shared" / "data" / "cuad"
+
+
+def file_key(name: str) -> str:
+    """The key that pairs a CSV "Filename" with its text file.
+
+    The CSV names the PDF; the text files were written with ``&`` and ``'`` replaced by ``_``
+    and trailing dots, spaces and hyphens dropped, and accents may differ in composition.
+    """
+    stem = name[: -len(Path(name).suffix)] if Path(name).suffix else name
+    stem = unicodedata.normalize("NFC", stem)
+    stem = re.sub(r"[&'\u2019]", "_", stem)
+    return stem.rstrip(" .-_").casefold()
+
+
+def gold_parties(answer: str) -> list[str]:
+    """The parties of a "Parties-Answer" cell (``;``-separated), aliases and definitions out."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for item in answer.split(";"):
+        alias = _ALIAS_START.search(item)
+        name = (item[: alias.start()] if alias else item).strip(" ,.\n\t")
+        if not name or _COLLECTIVE.search(name) or not any(c.isalpha() for c in name):
+            continue
+        key = entity_key(name)
+        # A party listed twice (upper and title case) counts once.
+        if key and key not in seen:
+            seen.add(key)
+            names.append(name)
+    return names
+
+
+def same_party(ours: str, gold: str) -> bool:
+    """Equal entity keys, or one key contained in the other on word boundaries.
+
+    Word boundaries keep a two-letter key ("ms") from matching inside any longer name.
+    """
+    left, right = entity_key(ours), entity_key(gold)
+    if not left or not right:
+        return False
+    return left == right or f" {left} " in f" {right} " or f" {right} " in f" {left} "
+
+
+def _has_answer(value: str) -> bool:
+    # "[]" and "[* * *]" are redactions, not an answer.
+    return any(char.isalpha() for char in value)
+
+
+def _rate(numerator: int, denominator: int) -> float:
+    return round(numerator / denominator, 4) if denominator else 0.0
+
+
+@dataclass
+class Tally:
+    contracts: int = 0
+    with_gold_parties: int = 0
+    both_main_found: int = 0
+    at_least_one: int = 0
+    gold_parties: int = 0
+    gold_found: int = 0
+    ours: int = 0
+    ours_correct: int = 0
+    law_evaluated: int = 0
+    law_correct: int = 0
+    law_unnormalisable: int = 0
+    law_false_positive: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def error(self, file: str, field_name: str, expected: Any, got: Any) -> None:
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(
+                {"file": file, "field": field_name, "expected": expected, "got": got}
+            )
+
+    def parties(self, file: str, answer: str, text: str) -> None:
+        gold = gold_parties(answer)
+        ours = extract_parties_from_text(text)
+        self.ours += len(ours)
+        self.ours_correct += sum(1 for name in ours if any(same_party(name, g) for g in gold))
+        if not gold:
+            return
+        found = [any(same_party(name, g) for name in ours) for g in gold]
+        self.with_gold_parties += 1
+        self.gold_parties += len(gold)
+        self.gold_found += sum(found)
+        # CUAD lists parties in reading order: the first two are the contracting parties.
+        self.both_main_found += all(found[:2])
+        self.at_least_one += any(found)
+        for name, hit in zip(gold[:2], found[:2], strict=True):
+            if not hit:
+                self.error(file, "parties", name, ours)
+
+    def law(self, file: str, answer: str, text: str) -> None:
+        finding = governing_law_from_text(text)
+        ours = str(finding.value) if finding is not None else None
+        if not _has_answer(answer):
+            if ours is not None:
+                self.law_false_positive += 1
+                self.error(file, "governing_law", None, ours)
+            return
+        expected = normalize_governing_law(answer)
+        if expected is None:
+            # A jurisdiction our vocabulary lacks (Kazakhstan, Colombia...): a gap, not a miss.
+            self.law_unnormalisable += 1
+            return
+        self.law_evaluated += 1
+        if ours == expected:
+            self.law_correct += 1
+        else:
+            self.error(file, "governing_law", expected, ours)
+
+
+def evaluate_cuad(cuad: Path, *, limit: int, progress: Progress) -> dict[str, Any]:
+    """The ``eval_metadata --json`` object for the first ``limit`` contracts (0 = all).
+
+    Raises :class:`CuadMissing` when ``cuad`` lacks ``full_contract_txt/`` or
+    ``master_clauses.csv``.
+    """
+    texts_dir = cuad / "full_contract_txt"
+    labels = cuad / "master_clauses.csv"
+    if not texts_dir.is_dir() or not labels.is_file():
+        raise CuadMissing(
+            f"No CUAD dataset at {cuad}: expected {texts_dir} and {labels} (pass --cuad DIR)."
+        )
+    started = time.perf_counter()
+    texts = {file_key(path.name): path for path in texts_dir.glob("*.txt")}
+    with labels.open(encoding="utf-8", newline="") as handle:
+        rows = sorted(csv.DictReader(handle), key=lambda row: row["Filename"])
+    if limit:
+        rows = rows[:limit]
+
+    tally = Tally()
+    unmatched = 0
+    for position, row in enumerate(rows, start=1):
+        progress("contracts", position, len(rows))
+        path = texts.get(file_key(row["Filename"]))
+        if path is None:
+            unmatched += 1
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        tally.contracts += 1
+        tally.parties(path.name, row["Parties-Answer"], text)
+        tally.law(path.name, row["Governing Law-Answer"], text)
+    return {
+        "dataset": "cuad",
+        "contracts": tally.contracts,
+        "unmatched": unmatched,
+        "parties": {
+            "both_main_found": _rate(tally.both_main_found, tally.with_gold_parties),
+            "at_least_one": _rate(tally.at_least_one, tally.with_gold_parties),
+            "recall": _rate(tally.gold_found, tally.gold_parties),
+            "precision": _rate(tally.ours_correct, tally.ours),
+        },
+        "governing_law": {
+            "evaluated": tally.law_evaluated,
+            "accuracy": _rate(tally.law_correct, tally.law_evaluated),
+            "unnormalisable_gold": tally.law_unnormalisable,
+            "false_positive": tally.law_false_positive,
+        },
+        "seconds": round(time.perf_counter() - started, 2),
+        "errors": tally.errors,
+    }
