@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 
+from documents.embeddings import embedding_model_name
 from documents.models import IngestBatch
 from documents.pipeline import store_dataroom
 from search.evals._brenalis import brenalis_checks
@@ -103,7 +104,7 @@ def run_brenalis(options: EvalOptions) -> dict[str, Any]:
         "passed": passed,
         "total": len(checks),
         "score": round(passed / len(checks), 4) if checks else 0.0,
-        "model": settings.LEXROOM_EMBEDDING_MODEL,
+        "model": embedding_model_name(),
         "index_seconds": round(indexed.seconds, 1),
         "index_reused": indexed.reused,
         "eval_seconds": round(time.perf_counter() - started, 1),
@@ -199,7 +200,7 @@ def _retrieval_report(
         "queries": len(queries),
         "corpus_documents": len(documents),
         "arms": {name: result.summary() for name, result in arms.items()},
-        "model": settings.LEXROOM_EMBEDDING_MODEL,
+        "model": embedding_model_name(),
         "oversample": options.oversample,
         "index_seconds": round(indexed.seconds, 1),
         "index_reused": indexed.reused,
