@@ -32,7 +32,7 @@ from documents.services import workspace_contents_delete, workspace_purge_throwa
 from search import bench
 from search.models import TextStats
 from search.ranking import _cross_encoder, rank_chunks
-from search.selectors import search_data_room
+from search.selectors.plain import search_data_room
 from search.services import text_stats_refresh
 from workspaces.models import Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
