@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from documents.models import Chunk, Document, DocumentParty, Entity
@@ -40,21 +41,7 @@ def get_contract(
     if document is None:
         message = gettext("Unknown contract_id %(id)r; use search_data_room or describe_data_room.")
         raise InvalidSearchArguments(message % {"id": contract_id}, {"field": "contract_id"})
-    chunks = Chunk.objects.filter(document=document).only(
-        "id", "heading", "article_ref", "page_start", "page_end", "text", "ordinal"
-    )
-    if chunk_ids:
-        asked = chunks.filter(pk__in=chunk_ids)
-        found = set(asked.values_list("id", flat=True))
-        unknown = [i for i in chunk_ids if i not in found]
-        if unknown:
-            allowed = chunks.order_by("ordinal").values_list("id", flat=True)[:500]
-            message = gettext("chunk_ids %(ids)s are not articles of %(id)s.")
-            raise InvalidSearchArguments(
-                message % {"ids": unknown, "id": contract_id},
-                {"field": "chunk_ids", "allowed": sorted(allowed)},
-            )
-        chunks = asked
+    chunks = _articles(document, chunk_ids)
     links = amendment_links(document_ids=[document.pk])[document.pk]
     page = chunk_page(chunks=chunks, after=cursor)
     return ContractView(
@@ -84,6 +71,26 @@ def get_contract(
         articles_total=page.total,
         next_cursor=page.next_cursor,
     )
+
+
+def _articles(document: Document, chunk_ids: list[int] | None) -> QuerySet[Chunk]:
+    """The contract's articles, or those of ``chunk_ids`` (all of which must be its own)."""
+    chunks = Chunk.objects.filter(document=document).only(
+        "id", "heading", "article_ref", "page_start", "page_end", "text", "ordinal"
+    )
+    if not chunk_ids:
+        return chunks
+    asked = chunks.filter(pk__in=chunk_ids)
+    found = set(asked.values_list("id", flat=True))
+    unknown = [i for i in chunk_ids if i not in found]
+    if unknown:
+        allowed = chunks.order_by("ordinal").values_list("id", flat=True)[:500]
+        message = gettext("chunk_ids %(ids)s are not articles of %(id)s.")
+        raise InvalidSearchArguments(
+            message % {"ids": unknown, "id": document.ref},
+            {"field": "chunk_ids", "allowed": sorted(allowed)},
+        )
+    return asked
 
 
 def find_duplicates(
