@@ -6,7 +6,15 @@ unknown value is ``null``), so nothing here is optional in the schema, only null
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
+
+
+def as_json(result: BaseModel) -> dict[str, Any]:
+    """A result as the tools send it: JSON types, published (alias) names, every key present
+    (an unknown value is null). The tools, the evals and the benchmarks all read this form."""
+    return result.model_dump(mode="json", by_alias=True)
 
 
 class _Result(BaseModel):

@@ -10,7 +10,13 @@ from agents.tools.registry import Tool, ToolContext, register
 from search import selectors
 from search.filters import SearchFilters
 from search.paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_CHARS, Page
-from search.results import ContractView, DataRoomDescription, DuplicateGroups, SearchResults
+from search.results import (
+    ContractView,
+    DataRoomDescription,
+    DuplicateGroups,
+    SearchResults,
+    as_json,
+)
 from workspaces.selectors import membership_role, workspace_list_for_user
 
 WORKSPACE_FIELD = Field(
@@ -86,11 +92,6 @@ class WorkspaceList(BaseModel):
     workspaces: list[WorkspaceEntry]
 
 
-def _json(result: BaseModel) -> dict[str, Any]:
-    # Aliases are the published names; every key is sent, unknown values as null.
-    return result.model_dump(mode="json", by_alias=True)
-
-
 def _list_workspaces(context: ToolContext, _: ListWorkspacesInput) -> dict[str, Any]:
     workspaces = workspace_list_for_user(user=context.user)
     listing = WorkspaceList(
@@ -103,12 +104,12 @@ def _list_workspaces(context: ToolContext, _: ListWorkspacesInput) -> dict[str, 
             for w in workspaces
         ]
     )
-    return _json(listing)
+    return as_json(listing)
 
 
 def _describe(context: ToolContext, _: WorkspaceInput) -> dict[str, Any]:
     assert context.workspace is not None  # noqa: S101 - guaranteed by needs_workspace
-    return _json(selectors.describe_data_room(workspace=context.workspace))
+    return as_json(selectors.describe_data_room(workspace=context.workspace))
 
 
 def _search(context: ToolContext, arguments: SearchInput) -> dict[str, Any]:
@@ -119,7 +120,7 @@ def _search(context: ToolContext, arguments: SearchInput) -> dict[str, Any]:
         filters=arguments.filters,
         page=Page(limit=arguments.limit, offset=arguments.offset),
     )
-    return _json(result)
+    return as_json(result)
 
 
 def _get_contract(context: ToolContext, arguments: GetContractInput) -> dict[str, Any]:
@@ -130,13 +131,13 @@ def _get_contract(context: ToolContext, arguments: GetContractInput) -> dict[str
         chunk_ids=arguments.chunk_ids,
         cursor=arguments.cursor,
     )
-    return _json(result)
+    return as_json(result)
 
 
 def _find_duplicates(context: ToolContext, arguments: FindDuplicatesInput) -> dict[str, Any]:
     assert context.workspace is not None  # noqa: S101
     result = selectors.find_duplicates(workspace=context.workspace, entity_ids=arguments.entity_ids)
-    return _json(result)
+    return as_json(result)
 
 
 register(

@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-
 from search import selectors
 from search.filters import parse_filters
 from search.paging import DEFAULT_LIMIT, Page
+from search.results import as_json
 from workspaces.models import Workspace
-
-
-def as_json(result: BaseModel) -> dict[str, Any]:
-    """A result as the tools send it: JSON types, every key present."""
-    return result.model_dump(mode="json", by_alias=True)
 
 
 def search_data_room(
