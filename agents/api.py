@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.utils.translation import gettext
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,6 +30,7 @@ class ToolDefinitionSerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     description = serializers.CharField()
     inputSchema = serializers.DictField()
+    outputSchema = serializers.DictField()
     annotations = serializers.DictField()
 
 
@@ -37,17 +40,54 @@ class ToolListApi(ScopedAPIView):
         return Response(tool_definitions())
 
 
+class ToolCallSchema(AutoSchema):
+    """The OpenAPI of POST /api/tools/{name}: the body is the tool's arguments (its
+    inputSchema), a 200 is its output model (its outputSchema, the same as over MCP).
+
+    Built when the schema is generated, not at import, from the registry's definitions."""
+
+    def get_request_serializer(self) -> Any:
+        return {"application/json": self._one_of("inputSchema")}
+
+    def get_response_serializers(self) -> Any:
+        description = "The tool's result: the outputSchema of the tool called."
+        return {
+            200: OpenApiResponse(response=self._one_of("outputSchema"), description=description)
+        }
+
+    def get_override_parameters(self) -> list[Any]:
+        names = [definition["name"] for definition in tool_definitions()]
+        return [OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.PATH, enum=names)]
+
+    def _one_of(self, key: str) -> dict[str, Any]:
+        # One option per tool, titled by its name (the path parameter says which applies).
+        options = [
+            {"title": d["name"], **_nullable_as_openapi_30(d[key])} for d in tool_definitions()
+        ]
+        return {"oneOf": options}
+
+
+def _nullable_as_openapi_30(node: Any) -> Any:
+    """JSON Schema's ``"type": [X, "null"]`` as OpenAPI 3.0 writes it (``nullable``)."""
+    if isinstance(node, list):
+        return [_nullable_as_openapi_30(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    result = {key: _nullable_as_openapi_30(value) for key, value in node.items()}
+    if isinstance(result.get("type"), list) and "null" in result["type"]:
+        [result["type"]] = [t for t in result["type"] if t != "null"]
+        result["nullable"] = True
+    return result
+
+
 class ToolCallApi(ScopedAPIView):
     """Call a tool with a JSON object of arguments; the body of the response is its result."""
 
     # POST for every tool: the registry knows which tools write and refuses those to
     # read-only tokens.
     writes_data = False
+    schema = ToolCallSchema()
 
-    @extend_schema(
-        request={"application/json": {"type": "object"}},
-        responses={200: OpenApiResponse(description="The tool's result JSON.")},
-    )
     def post(self, request: Request, name: str) -> Response:
         arguments = request.data
         if not isinstance(arguments, dict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -88,22 +89,50 @@ def chunk_page(
     )
 
 
-def document_links(*, document: Document) -> dict[str, list[DocumentLink]]:
-    links = DocumentLink.objects.filter(Q(source=document) | Q(target=document)).select_related(
-        "source", "target"
-    )
-    return {
-        "amends": [link for link in links if link.source_id == document.pk],
-        "amended_by": [link for link in links if link.target_id == document.pk],
+def amendment_links(*, document_ids: Iterable[int]) -> dict[int, dict[str, list[DocumentLink]]]:
+    """For each document: the links where it amends another ("amends") and where another
+    amends it ("amended_by"), both ends loaded, ordered by the amending contract's id."""
+    ids = list(document_ids)
+    result: dict[int, dict[str, list[DocumentLink]]] = {
+        i: {"amends": [], "amended_by": []} for i in ids
     }
+    if not ids:
+        return result
+    links = DocumentLink.objects.filter(Q(source_id__in=ids) | Q(target_id__in=ids))
+    for link in links.select_related("source", "target").order_by("source__ref", "pk"):
+        if link.source_id in result:
+            result[link.source_id]["amends"].append(link)
+        if link.target_id in result:
+            result[link.target_id]["amended_by"].append(link)
+    return result
+
+
+def document_links(*, document: Document) -> dict[str, list[DocumentLink]]:
+    return amendment_links(document_ids=[document.pk])[document.pk]
+
+
+# What a duplicate group shows of its contracts (the text can be megabytes: never loaded).
+_MEMBER_FIELDS = ("ref", "filename", "title")
+
+
+def duplicate_group_members(*, workspace: Workspace) -> list[tuple[DuplicateGroup, list[Document]]]:
+    """Every duplicate group of ``workspace`` (oldest first) with its contracts, by id."""
+    groups = DuplicateGroup.objects.filter(workspace=workspace).order_by("pk")
+    members: dict[int, list[Document]] = {}
+    rows = DuplicateMember.objects.filter(workspace=workspace).select_related("document")
+    for member in rows.only("group", *(f"document__{f}" for f in _MEMBER_FIELDS)):
+        members.setdefault(member.group_id, []).append(member.document)
+    return [
+        (group, sorted(members.get(group.pk, []), key=lambda document: document.ref))
+        for group in groups
+    ]
 
 
 def duplicate_groups(*, workspace: Workspace) -> list[tuple[DuplicateGroup, list[str]]]:
-    groups = DuplicateGroup.objects.filter(workspace=workspace).order_by("pk")
-    members: dict[int, list[str]] = {}
-    for member in DuplicateMember.objects.filter(workspace=workspace).select_related("document"):
-        members.setdefault(member.group_id, []).append(member.document.ref)
-    return [(group, sorted(members.get(group.pk, []))) for group in groups]
+    return [
+        (group, [document.ref for document in documents])
+        for group, documents in duplicate_group_members(workspace=workspace)
+    ]
 
 
 def entity_list(*, workspace: Workspace) -> QuerySet[Entity]:

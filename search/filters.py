@@ -12,14 +12,7 @@ from typing import Any
 from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-
-class ToolInputError(ValueError):
-    """Bad arguments: ``details`` says which field and what is allowed."""
-
-    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.details = details or {}
+from search.errors import InvalidSearchArguments
 
 
 class _Strict(BaseModel):
@@ -53,10 +46,11 @@ class SearchFilters(_Strict):
 
 
 def parse_filters(raw: dict[str, Any] | None) -> SearchFilters:
+    """Filters given as plain JSON (scripts, evals); the tools get theirs already parsed."""
     if raw is None:
         return SearchFilters()
     if not isinstance(raw, dict):
-        raise ToolInputError(gettext("filters must be an object."))
+        raise InvalidSearchArguments(gettext("filters must be an object."))
     try:
         return SearchFilters.model_validate(raw)
     except ValidationError as exc:
@@ -64,7 +58,7 @@ def parse_filters(raw: dict[str, Any] | None) -> SearchFilters:
             f"filters.{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
             for error in exc.errors()
         ]
-        raise ToolInputError("; ".join(problems), {"errors": problems}) from None
+        raise InvalidSearchArguments("; ".join(problems), {"errors": problems}) from None
 
 
 @dataclass(frozen=True)
@@ -80,7 +74,7 @@ class Vocabulary:
 def validate_against(filters: SearchFilters, vocabulary: Vocabulary) -> None:
     unknown_entities = [i for i in filters.entity_ids if i not in vocabulary.entity_ids]
     if unknown_entities:
-        raise ToolInputError(
+        raise InvalidSearchArguments(
             unknown_entities_message(unknown_entities),
             {
                 "field": "filters.entity_ids",
@@ -99,7 +93,7 @@ def validate_against(filters: SearchFilters, vocabulary: Vocabulary) -> None:
             "Unknown document_ids %(ids)s: use contract ids (such as c01) from search_data_room "
             "results."
         )
-        raise ToolInputError(
+        raise InvalidSearchArguments(
             message % {"ids": unknown_refs[:20]}, {"field": "filters.document_ids"}
         )
 
@@ -108,7 +102,7 @@ def _check_values(field: str, values: list[str], allowed: list[str]) -> None:
     unknown = [value for value in values if value not in allowed]
     if unknown:
         message = gettext("Unknown value(s) %(values)s for %(field)s; allowed: %(allowed)s.")
-        raise ToolInputError(
+        raise InvalidSearchArguments(
             message % {"values": unknown, "field": field, "allowed": allowed},
             {"field": field, "allowed": allowed},
         )

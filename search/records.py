@@ -3,43 +3,31 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 from documents.models import Document, DocumentLink
 from documents.normalize import fold_accents, iso_date
+from search.results import Party
 
 _WORD = re.compile(r"\w{3,}")
 EXCERPT_CHARS = 320
 
 
-def links_by_document(document_ids: Iterable[int]) -> dict[int, dict[str, list[str]]]:
-    ids = list(document_ids)
-    result: dict[int, dict[str, list[str]]] = {i: {"amends": [], "amended_by": []} for i in ids}
-    links = DocumentLink.objects.filter(source_id__in=ids) | DocumentLink.objects.filter(
-        target_id__in=ids
-    )
-    for link in links.select_related("source", "target").order_by("source__ref"):
-        if link.source_id in result:
-            result[link.source_id]["amends"].append(link.target.ref)
-        if link.target_id in result:
-            result[link.target_id]["amended_by"].append(link.source.ref)
-    return result
-
-
-def contract_record(document: Document, links: dict[str, list[str]]) -> dict[str, Any]:
-    """The metadata of a contract as every tool shows it (end_date = effective end)."""
+def contract_fields(document: Document, links: Mapping[str, list[DocumentLink]]) -> dict[str, Any]:
+    """The fields of :class:`~search.results.ContractRecord` for ``document``, whose
+    ``links`` come from :func:`documents.selectors.amendment_links`."""
     return {
         "contract_id": document.ref,
         "filename": document.filename,
         "title": document.title or document.filename,
         "contract_type": document.contract_type or None,
         "parties": [
-            {
-                "entity_id": party.entity_id,
-                "name": party.entity.name,
-                "siren": party.entity.siren or None,
-            }
+            Party(
+                entity_id=party.entity_id,
+                name=party.entity.name,
+                siren=party.entity.siren or None,
+            )
             for party in document.parties.all()
         ],
         "signature_date": iso_date(document.signature_date),
@@ -47,8 +35,8 @@ def contract_record(document: Document, links: dict[str, list[str]]) -> dict[str
         "original_end_date": iso_date(document.end_date),
         "end_date_note": document.effective_end_explanation or None,
         "governing_law": document.governing_law or None,
-        "amends": links.get("amends", []),
-        "amended_by": links.get("amended_by", []),
+        "amends": [link.target.ref for link in links["amends"]],
+        "amended_by": [link.source.ref for link in links["amended_by"]],
         "warnings": list(document.warnings),
         "status": document.status,
     }

@@ -127,6 +127,7 @@ def _tools() -> list[types.Tool]:
             name=definition["name"],
             description=definition["description"],
             input_schema=definition["inputSchema"],
+            output_schema=definition["outputSchema"],
             annotations=types.ToolAnnotations(
                 read_only_hint=definition["annotations"].get("readOnlyHint")
             ),

@@ -9,6 +9,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.tools.registry import Tool, ToolContext, register
 from search import selectors
 from search.filters import SearchFilters
+from search.paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_CHARS, Page
+from search.results import (
+    ContractView,
+    DataRoomDescription,
+    DuplicateGroups,
+    SearchResults,
+    as_json,
+)
 from workspaces.selectors import membership_role, workspace_list_for_user
 
 WORKSPACE_FIELD = Field(
@@ -35,7 +43,7 @@ class SearchInput(WorkspaceInput):
         default=None,
         description="Words or a question about clause content, in French or English. Omit it "
         "to list every contract that passes the filters.",
-        max_length=1000,
+        max_length=MAX_QUERY_CHARS,
     )
     filters: SearchFilters | None = Field(
         default=None,
@@ -45,8 +53,8 @@ class SearchInput(WorkspaceInput):
         "(inclusive YYYY-MM-DD; end_date is the effective end after amendments), "
         "document_ids (contract ids such as c04).",
     )
-    limit: int = Field(default=20, ge=1, le=100, description="Results per page.")
-    offset: int = Field(default=0, ge=0, le=100_000, description="From next_offset.")
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Results per page.")
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="From next_offset.")
 
 
 class GetContractInput(WorkspaceInput):
@@ -72,52 +80,64 @@ class FindDuplicatesInput(WorkspaceInput):
     )
 
 
+class WorkspaceEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workspace: str = Field(description="Slug to pass as `workspace` to the other tools.")
+    title: str
+    role: str | None
+
+
+class WorkspaceList(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workspaces: list[WorkspaceEntry]
+
+
 def _list_workspaces(context: ToolContext, _: ListWorkspacesInput) -> dict[str, Any]:
     workspaces = workspace_list_for_user(user=context.user)
-    return {
-        "workspaces": [
-            {
-                "workspace": w.slug,
-                "title": w.title,
-                "role": membership_role(user=context.user, workspace=w),
-            }
+    listing = WorkspaceList(
+        workspaces=[
+            WorkspaceEntry(
+                workspace=w.slug,
+                title=w.title,
+                role=membership_role(user=context.user, workspace=w),
+            )
             for w in workspaces
         ]
-    }
+    )
+    return as_json(listing)
 
 
 def _describe(context: ToolContext, _: WorkspaceInput) -> dict[str, Any]:
     assert context.workspace is not None  # noqa: S101 - guaranteed by needs_workspace
-    return selectors.describe_data_room(workspace=context.workspace)
+    return as_json(selectors.describe_data_room(workspace=context.workspace))
 
 
 def _search(context: ToolContext, arguments: SearchInput) -> dict[str, Any]:
     assert context.workspace is not None  # noqa: S101
-    filters = (
-        arguments.filters.model_dump(by_alias=True, mode="json") if arguments.filters else None
-    )
-    return selectors.search_data_room(
+    result = selectors.search_data_room(
         workspace=context.workspace,
         query=arguments.query,
-        filters=filters,
-        limit=arguments.limit,
-        offset=arguments.offset,
+        filters=arguments.filters,
+        page=Page(limit=arguments.limit, offset=arguments.offset),
     )
+    return as_json(result)
 
 
 def _get_contract(context: ToolContext, arguments: GetContractInput) -> dict[str, Any]:
     assert context.workspace is not None  # noqa: S101
-    return selectors.get_contract(
+    result = selectors.get_contract(
         workspace=context.workspace,
         contract_id=arguments.contract_id,
         chunk_ids=arguments.chunk_ids,
         cursor=arguments.cursor,
     )
+    return as_json(result)
 
 
 def _find_duplicates(context: ToolContext, arguments: FindDuplicatesInput) -> dict[str, Any]:
     assert context.workspace is not None  # noqa: S101
-    return selectors.find_duplicates(workspace=context.workspace, entity_ids=arguments.entity_ids)
+    result = selectors.find_duplicates(workspace=context.workspace, entity_ids=arguments.entity_ids)
+    return as_json(result)
 
 
 register(
@@ -125,6 +145,7 @@ register(
         name="list_workspaces",
         description="List the workspaces (data rooms, matters) you can search, with your role.",
         input_model=ListWorkspacesInput,
+        output_model=WorkspaceList,
         handler=_list_workspaces,
         needs_workspace=False,
     )
@@ -137,6 +158,7 @@ register(
         "have each field unknown, amendments and duplicate groups. Use the values it returns "
         "to fill search_data_room filters.",
         input_model=WorkspaceInput,
+        output_model=DataRoomDescription,
         handler=_describe,
     )
 )
@@ -150,6 +172,7 @@ register(
         "articles (relevant_articles: chunk_id, heading, page, excerpt). Cite contract_id, "
         "heading and page.",
         input_model=SearchInput,
+        output_model=SearchResults,
         handler=_search,
     )
 )
@@ -162,6 +185,7 @@ register(
         "(articles_total says how many in all): while next_cursor is not null, call again "
         "with cursor=next_cursor for the next ones.",
         input_model=GetContractInput,
+        output_model=ContractView,
         handler=_get_contract,
     )
 )
@@ -171,6 +195,7 @@ register(
         description="Groups of duplicate contracts in a data room (same text, near-identical "
         "text, translations) with the reason for each group. Nothing is ever deleted.",
         input_model=FindDuplicatesInput,
+        output_model=DuplicateGroups,
         handler=_find_duplicates,
     )
 )

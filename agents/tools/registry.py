@@ -20,10 +20,10 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agents.tools.schema import flatten_schema
-from search.filters import ToolInputError
+from agents.tools.schema import flatten_schema, output_schema
+from search.errors import InvalidSearchArguments
 from workspaces.credentials import acting_token
 from workspaces.models import ROLE_RANK, PersonalToken, Role, User, Workspace
 from workspaces.parsers import MAX_JSON_DEPTH, json_depth
@@ -68,12 +68,23 @@ class ToolContext:
     token: PersonalToken | None
 
 
+class AnyObject(BaseModel):
+    """The output model of a tool that declares none: any JSON object. Only throwaway tools
+    (tests) rely on it; tests/agents/test_tool_outputs.py refuses it for the real ones."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 @dataclass(frozen=True)
 class Tool:
+    """A tool: ``handler`` gets the parsed ``input_model`` and returns the JSON form of an
+    ``output_model`` instance (published as MCP ``outputSchema`` and in OpenAPI)."""
+
     name: str
     description: str
     input_model: type[BaseModel]
     handler: Callable[[ToolContext, Any], dict[str, Any]]
+    output_model: type[BaseModel] = AnyObject
     min_role: str = Role.VIEWER
     read_only: bool = True
     needs_workspace: bool = True
@@ -83,6 +94,7 @@ class Tool:
             "name": self.name,
             "description": self.description,
             "inputSchema": flatten_schema(self.input_model),
+            "outputSchema": output_schema(self.output_model),
             "annotations": {"readOnlyHint": self.read_only},
         }
 
@@ -282,7 +294,7 @@ def _call(
         with tenant_scope(workspace_ids=scope_ids, user_id=user.pk, firm_id=user.firm_id):
             try:
                 content = tool.handler(ToolContext(user, workspace, token), parsed)
-            except ToolInputError as exc:
+            except InvalidSearchArguments as exc:
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
             duration_ms = (time.perf_counter() - started) * 1000
             audit_record(

@@ -11,7 +11,7 @@ from documents.embeddings import get_encoder
 from documents.models import Document, Entity
 from search.bench._vocabulary import THEMES
 from search.ranking import rank_chunks
-from search.selectors import search_data_room
+from search.selectors.plain import search_data_room
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 

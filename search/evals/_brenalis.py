@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from search.evals._index import IndexedCorpus, scope
-from search.selectors import describe_data_room, find_duplicates, search_data_room
+from search.selectors.plain import describe_data_room, find_duplicates, search_data_room
 
 # Contracts by hand from exemple_data_room.json (c01..c20 in file order).
 SIGNED_IN_2025 = ["c01", "c04", "c08", "c10", "c12", "c13", "c14"]

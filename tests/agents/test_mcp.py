@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import httpx
 import httpx2
+import jsonschema
 import pytest
 import uvicorn
 from django.conf import settings
@@ -228,6 +229,34 @@ def test_query_search_returns_the_relevant_article(world):
     assert not result.is_error
     first = result.structured_content["results"][0]
     assert first["contract_id"] == "c01"
+
+
+def test_tools_list_publishes_output_schemas_and_calls_return_structured_content(world):
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("list_workspaces", {}),
+        ("describe_data_room", {}),
+        ("search_data_room", {"query": "loyer annuel", "limit": 5}),
+        ("get_contract", {"contract_id": "c01"}),
+        ("find_duplicates", {}),
+    ]
+
+    async def run() -> tuple[Any, list[Any]]:
+        async with _session(world.url, world.token_a) as client:
+            tools = await client.list_tools()
+            # The SDK client itself checks each structuredContent against the outputSchema.
+            return tools, [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    tools, results = anyio.run(run)
+    schemas = {tool.name: tool.output_schema for tool in tools.tools}
+    assert set(schemas) == TOOLS
+    for name, schema in schemas.items():
+        assert schema is not None and schema["type"] == "object", name
+        assert "$ref" not in json.dumps(schema) and "anyOf" not in json.dumps(schema)
+    assert {name for name, _ in calls} == TOOLS
+    for (name, _), result in zip(calls, results, strict=True):
+        assert not result.is_error, name
+        assert result.structured_content == _payload(result)  # text content kept for old clients
+        jsonschema.validate(result.structured_content, schemas[name])
 
 
 # --- stdio --------------------------------------------------------------------------------

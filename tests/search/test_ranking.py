@@ -10,6 +10,7 @@ from config.db_backend.checks import fulltext_index_usable
 from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store
 from search import ranking
+from search.ranking import _fulltext, _vector
 from tests.conftest import Room
 from workspaces.tenancy import tenant_scope
 
@@ -57,11 +58,11 @@ def _headings(room: Room, query: str) -> list[str]:
 
 
 def test_selective_stems_take_the_rarest_within_the_budget(monkeypatch):
-    monkeypatch.setattr(ranking, "MATCH_BUDGET", 100)
+    monkeypatch.setattr(_fulltext, "MATCH_BUDGET", 100)
     df = {"resili": 90, "preavis": 20, "ecrit": 30, "contrat": 5000}
-    assert ranking._selective_stems(list(df), df) == ["preavis", "ecrit"]
+    assert _fulltext._selective_stems(list(df), df) == ["preavis", "ecrit"]
     # The rarest word is always kept, even past the budget.
-    assert ranking._selective_stems(["contrat"], df) == ["contrat"]
+    assert _fulltext._selective_stems(["contrat"], df) == ["contrat"]
 
 
 def test_clause_with_every_word_ranks_first(clauses: Room):
@@ -73,14 +74,14 @@ def test_clause_with_every_word_ranks_first(clauses: Room):
 def test_common_words_only_still_find_the_clause_holding_all(clauses: Room, monkeypatch):
     # As in a large workspace where every query word is common: the budget and cap are
     # exceeded, so chunks holding all the words are matched first.
-    monkeypatch.setattr(ranking, "MATCH_BUDGET", 1)
-    monkeypatch.setattr(ranking, "CANDIDATE_CAP", 1)
-    monkeypatch.setattr(ranking, "ENOUGH_ALL_WORDS_HITS", 1)
+    monkeypatch.setattr(_fulltext, "MATCH_BUDGET", 1)
+    monkeypatch.setattr(_fulltext, "CANDIDATE_CAP", 1)
+    monkeypatch.setattr(_fulltext, "ENOUGH_ALL_WORDS_HITS", 1)
     assert _headings(clauses, "résiliation préavis écrit") == ["ARTICLE 3 — PRÉAVIS"]
 
 
 def test_fallback_to_any_word_when_no_chunk_has_them_all(clauses: Room, monkeypatch):
-    monkeypatch.setattr(ranking, "CANDIDATE_CAP", 1)
+    monkeypatch.setattr(_fulltext, "CANDIDATE_CAP", 1)
     headings = _headings(clauses, "siège faute")
     assert headings  # one chunk has "siège", another "faute": the any-word pass finds one
     assert set(headings) <= {"ARTICLE 1 — RÉSILIATION", "ARTICLE 4 — FORME"}
@@ -133,7 +134,7 @@ def test_vector_arm_is_exact_over_few_documents(clauses: Room, monkeypatch):
         }
         with CaptureQueriesContext(connection) as exact_queries:
             exact = ranking.vector_arm(**arguments)
-        monkeypatch.setattr(ranking, "EXACT_VECTOR_MAX_DOCUMENTS", 0)
+        monkeypatch.setattr(_vector, "EXACT_VECTOR_MAX_DOCUMENTS", 0)
         with CaptureQueriesContext(connection) as indexed_queries:
             indexed = ranking.vector_arm(**arguments)
     assert exact and [row[0] for row in exact] == [row[0] for row in indexed]

@@ -1,0 +1,34 @@
+"""Clause ranking inside Postgres: full-text and vector arms, fused by reciprocal rank.
+
+Both arms run in the caller's tenant transaction (RLS applies) and take the same candidate
+document ids, so filters and tenancy hold in each arm. Optional cross-encoder reranking
+runs over the fused top-N. The parts: ``_fulltext`` (BM25), ``_vector`` (pgvector),
+``_reference`` (article numbers), ``_fusion`` (RRF and :func:`rank_chunks`), ``_rerank``.
+Tunables (``MATCH_BUDGET``, ``EXACT_VECTOR_MAX_DOCUMENTS``…) live in their own module
+(patch them there), so they are not re-exported here.
+"""
+
+from __future__ import annotations
+
+from search.ranking._common import ArmRow, ChunkHit
+from search.ranking._fulltext import TermStats, fts_arm
+from search.ranking._fusion import fuse, rank_chunks
+from search.ranking._reference import article_refs, reference_arm
+from search.ranking._rerank import _cross_encoder, rerank, rerank_enabled
+from search.ranking._vector import embed_query, vector_arm
+
+__all__ = [
+    "ArmRow",
+    "ChunkHit",
+    "TermStats",
+    "_cross_encoder",
+    "article_refs",
+    "embed_query",
+    "fts_arm",
+    "fuse",
+    "rank_chunks",
+    "reference_arm",
+    "rerank",
+    "rerank_enabled",
+    "vector_arm",
+]

@@ -1,0 +1,75 @@
+"""Reciprocal rank fusion of the arms, and the whole ranking of one query."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.conf import settings
+
+from search.ranking._common import ArmRow, ChunkHit
+from search.ranking._fulltext import fts_arm
+from search.ranking._reference import article_refs, reference_arm
+from search.ranking._rerank import chunk_texts, rerank, rerank_enabled
+from search.ranking._vector import embed_query, vector_arm
+
+RRF_K = 60
+
+
+def fuse(ranked_lists: dict[str, list[ArmRow]], k: int = RRF_K) -> list[ChunkHit]:
+    """Reciprocal rank fusion: each arm adds 1 / (k + rank) to a chunk's score."""
+    hits: dict[int, ChunkHit] = {}
+    for arm, rows in ranked_lists.items():
+        for rank, (chunk_id, document_id, value) in enumerate(rows, start=1):
+            hit = hits.setdefault(chunk_id, ChunkHit(chunk_id, document_id))
+            hit.score += 1.0 / (k + rank)
+            hit.arms.append(arm)
+            if arm == "fts":
+                hit.fts_rank = value
+            elif arm == "vector":
+                hit.vector_similarity = value
+            elif arm == "reference":
+                hit.reference_match = True
+    return sorted(hits.values(), key=lambda hit: (-hit.score, hit.chunk_id))
+
+
+def rank_chunks(
+    *,
+    workspace_id: int,
+    query: str,
+    document_ids: Sequence[int] | None,
+    arms: Sequence[str] = ("fts", "vector"),
+    oversample: int = 100,
+    use_rerank: bool | None = None,
+) -> list[ChunkHit]:
+    """Chunks for ``query`` among ``document_ids`` (None: the whole workspace), best first."""
+    lists: dict[str, list[ArmRow]] = {}
+    if "fts" in arms:
+        lists["fts"] = fts_arm(
+            workspace_id=workspace_id, query=query, document_ids=document_ids, limit=oversample
+        )
+    if "vector" in arms:
+        vector, dimension, model = embed_query(query)
+        rows = vector_arm(
+            workspace_id=workspace_id,
+            query_vector=vector,
+            dimension=dimension,
+            model=model,
+            document_ids=document_ids,
+            limit=oversample,
+        )
+        # Far neighbours are not evidence; keep them only if full-text also found them.
+        floor = settings.LEXROOM_VECTOR_MIN_SIMILARITY
+        fts_ids = {row[0] for row in lists.get("fts", [])}
+        lists["vector"] = [row for row in rows if row[2] >= floor or row[0] in fts_ids]
+    refs = article_refs(query)
+    if refs:
+        lists["reference"] = reference_arm(
+            workspace_id=workspace_id, refs=refs, document_ids=document_ids, limit=oversample
+        )
+    hits = fuse(lists)
+    if use_rerank is None:
+        use_rerank = rerank_enabled()
+    if use_rerank and hits:
+        top = hits[: settings.LEXROOM_RERANK_TOP_N]
+        hits = rerank(query, top, chunk_texts([hit.chunk_id for hit in top]))
+    return hits

@@ -1,0 +1,67 @@
+"""The vector arm: chunks nearest the query's embedding (pgvector, cosine)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from django.db import connection
+
+from documents.embeddings import get_encoder
+from search.ranking._common import ArmRow, doc_filter
+
+# Filters leaving at most this many documents: exact vector search over their chunks
+# (measured at 1M chunks: 3 contracts 13 ms, 100 contracts 95 ms; HNSW 4 and 30 ms, but a
+# filtered HNSW scan may stop short of the few matching chunks in a real workspace).
+EXACT_VECTOR_MAX_DOCUMENTS = 20
+
+
+def embed_query(query: str) -> tuple[list[float], int, str]:
+    encoder = get_encoder()
+    return _embed_query_cached(encoder.name, query)
+
+
+@lru_cache(maxsize=2048)
+def _embed_query_cached(model_name: str, query: str) -> tuple[list[float], int, str]:
+    # Agents and users repeat queries (paging, refinements): the encoder is the slow part.
+    encoder = get_encoder()
+    vector = encoder.encode_queries([query])[0]
+    return [float(x) for x in vector], encoder.dimension, encoder.name
+
+
+def vector_arm(
+    *,
+    workspace_id: int,
+    query_vector: list[float],
+    dimension: int,
+    model: str,
+    document_ids: Sequence[int] | None,
+    limit: int,
+) -> list[ArmRow]:
+    """(chunk id, document id, cosine similarity), nearest first.
+
+    Via the HNSW index, or exactly over the candidate documents' chunks when the filters
+    leave few documents: a filtered HNSW scan gives up after ``hnsw.max_scan_tuples`` and
+    could return nothing for a single contract in a large workspace.
+    """
+    dim = int(dimension)
+    where, params = doc_filter(document_ids)
+    literal = "[" + ",".join(f"{x:.7f}" for x in query_vector) + "]"
+    distance = f"c.embedding::vector({dim}) <=> %s::vector({dim})"
+    exact = document_ids is not None and len(document_ids) <= EXACT_VECTOR_MAX_DOCUMENTS
+    sql = (
+        f"SELECT c.id, c.document_id, 1 - ({distance}) "
+        "FROM documents_chunk c "
+        # The dimension is a literal so the planner can match the partial index on it.
+        f"WHERE c.workspace_id = %s AND c.embedding_dim = {dim} AND c.embedding_model = %s{where} "
+        # "+ 0": an expression the HNSW index cannot serve, so the document index is used.
+        f"ORDER BY {f'({distance}) + 0' if exact else distance} LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        # Filtered HNSW scans keep going until `limit` rows pass the filters.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, int(limit)))}")
+        cursor.execute(sql, [literal, workspace_id, model, *params, literal, limit])
+        rows = [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+    rows.sort(key=lambda row: (-row[2], row[0]))
+    return rows

@@ -1,0 +1,181 @@
+"""What the search selectors return: typed results, serialised to JSON by the tool layer.
+
+Field order is the order of the JSON keys callers see; every key is always present (an
+unknown value is ``null``), so nothing here is optional in the schema, only nullable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def as_json(result: BaseModel) -> dict[str, Any]:
+    """A result as the tools send it: JSON types, published (alias) names, every key present
+    (an unknown value is null). The tools, the evals and the benchmarks all read this form."""
+    return result.model_dump(mode="json", by_alias=True)
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Party(_Result):
+    entity_id: int
+    name: str
+    siren: str | None
+
+
+class ContractRecord(_Result):
+    """A contract's metadata as every tool shows it (end_date = effective end)."""
+
+    contract_id: str = Field(description="Contract id, e.g. c04: cite it.")
+    filename: str
+    title: str
+    contract_type: str | None
+    parties: list[Party]
+    signature_date: str | None = Field(description="YYYY-MM-DD, null when unknown.")
+    end_date: str | None = Field(description="Effective end (after amendments), YYYY-MM-DD.")
+    original_end_date: str | None
+    end_date_note: str | None
+    governing_law: str | None
+    amends: list[str] = Field(description="Contract ids this one amends.")
+    amended_by: list[str] = Field(description="Contract ids amending this one.")
+    warnings: list[str]
+    status: str
+
+
+# --- search_data_room ---------------------------------------------------------------------
+
+
+class RelevantArticle(_Result):
+    chunk_id: int
+    heading: str | None
+    page: int
+    excerpt: str
+    score: float
+
+
+class SearchHit(ContractRecord):
+    matched_filters: list[str] = Field(description="Why the contract passes each filter.")
+    relevant_articles: list[RelevantArticle]
+    score: float | None = Field(description="Relevance to the query; null without a query.")
+
+
+class ExcludedUnknown(_Result):
+    contract_id: str
+    title: str
+    unknown_fields: list[str]
+
+
+class SearchResults(_Result):
+    query: str | None
+    total_candidates: int
+    total_results: int
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null on the last.")
+    excluded_unknown: list[ExcludedUnknown] = Field(
+        description="Contracts whose filtered field is unknown: not matched, not dropped."
+    )
+    excluded_by_amendment: dict[str, str] = Field(
+        description="Contract id -> why an amendment moved it out of the end_date window."
+    )
+    results: list[SearchHit]
+
+
+# --- get_contract -------------------------------------------------------------------------
+
+
+class LinkExplanation(_Result):
+    contract_id: str
+    explanation: str
+
+
+class ContractLinks(_Result):
+    amends: list[LinkExplanation]
+    amended_by: list[LinkExplanation]
+
+
+class Article(_Result):
+    chunk_id: int
+    heading: str | None
+    article_ref: str | None
+    page_start: int
+    page_end: int
+    text: str
+
+
+class ContractView(ContractRecord):
+    links: ContractLinks
+    status_reason: str | None
+    articles: list[Article]
+    articles_total: int
+    next_cursor: int | None = Field(description="Pass as cursor for the next articles.")
+
+
+# --- describe_data_room -------------------------------------------------------------------
+
+
+class EntitySummary(_Result):
+    entity_id: int
+    name: str
+    aliases: list[str]
+    siren: str | None
+    siren_valid: bool | None
+    contracts: int
+
+
+class ValueCount(_Result):
+    value: str
+    contracts: int
+
+
+class UnknownCounts(_Result):
+    """Contracts with each filterable field unknown."""
+
+    contract_type: int
+    governing_law: int
+    signature_date: int
+    end_date: int
+
+
+class DateSpan(_Result):
+    min: str | None
+    max: str | None
+
+
+class DataRoomDescription(_Result):
+    workspace: str
+    title: str
+    contracts: int
+    documents_by_status: dict[str, int]
+    entities: list[EntitySummary]
+    contract_types: list[ValueCount]
+    governing_laws: list[ValueCount]
+    unknown: UnknownCounts
+    signature_date: DateSpan
+    end_date: DateSpan
+    amendments: int
+    duplicate_groups: int
+
+
+# --- find_duplicates ----------------------------------------------------------------------
+
+
+class DuplicateContract(_Result):
+    contract_id: str
+    filename: str
+    title: str
+
+
+class DuplicateGroupView(_Result):
+    kind: str
+    reason: str
+    score: float
+    contracts: list[DuplicateContract]
+
+
+class DuplicateGroups(_Result):
+    groups: list[DuplicateGroupView]
+    total_groups: int

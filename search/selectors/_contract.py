@@ -1,0 +1,128 @@
+"""get_contract and find_duplicates: one contract read in full, and the groups of copies."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.utils.translation import gettext
+
+from documents.models import Chunk, Document, DocumentParty, Entity
+from documents.selectors import amendment_links, chunk_page, duplicate_group_members
+from search.errors import InvalidSearchArguments
+from search.filters import unknown_entities_message
+from search.records import contract_fields
+from search.results import (
+    Article,
+    ContractLinks,
+    ContractView,
+    DuplicateContract,
+    DuplicateGroups,
+    DuplicateGroupView,
+    LinkExplanation,
+)
+from search.selectors._common import searchable_documents
+from workspaces.models import Workspace
+
+
+def get_contract(
+    *,
+    workspace: Workspace,
+    contract_id: str,
+    chunk_ids: list[int] | None = None,
+    cursor: int | None = None,
+) -> ContractView:
+    """A contract's metadata, links, warnings, and a page of its articles (all of them, or
+    those asked for): ``articles_total`` counts them, ``next_cursor`` continues the reading."""
+    document = (
+        searchable_documents(workspace).filter(ref=contract_id).first()
+        or Document.objects.filter(workspace=workspace, ref=contract_id)
+        .prefetch_related("parties__entity")
+        .first()
+    )
+    if document is None:
+        message = gettext("Unknown contract_id %(id)r; use search_data_room or describe_data_room.")
+        raise InvalidSearchArguments(message % {"id": contract_id}, {"field": "contract_id"})
+    chunks = _articles(document, chunk_ids)
+    links = amendment_links(document_ids=[document.pk])[document.pk]
+    page = chunk_page(chunks=chunks, after=cursor)
+    return ContractView(
+        **contract_fields(document, links),
+        links=ContractLinks(
+            amends=[
+                LinkExplanation(contract_id=link.target.ref, explanation=link.explanation)
+                for link in links["amends"]
+            ],
+            amended_by=[
+                LinkExplanation(contract_id=link.source.ref, explanation=link.explanation)
+                for link in links["amended_by"]
+            ],
+        ),
+        status_reason=document.status_reason or None,
+        articles=[
+            Article(
+                chunk_id=chunk.pk,
+                heading=chunk.heading or None,
+                article_ref=chunk.article_ref or None,
+                page_start=chunk.page_start,
+                page_end=chunk.page_end,
+                text=chunk.text,
+            )
+            for chunk in page.chunks
+        ],
+        articles_total=page.total,
+        next_cursor=page.next_cursor,
+    )
+
+
+def _articles(document: Document, chunk_ids: list[int] | None) -> QuerySet[Chunk]:
+    """The contract's articles, or those of ``chunk_ids`` (all of which must be its own)."""
+    chunks = Chunk.objects.filter(document=document).only(
+        "id", "heading", "article_ref", "page_start", "page_end", "text", "ordinal"
+    )
+    if not chunk_ids:
+        return chunks
+    asked = chunks.filter(pk__in=chunk_ids)
+    found = set(asked.values_list("id", flat=True))
+    unknown = [i for i in chunk_ids if i not in found]
+    if unknown:
+        allowed = chunks.order_by("ordinal").values_list("id", flat=True)[:500]
+        message = gettext("chunk_ids %(ids)s are not articles of %(id)s.")
+        raise InvalidSearchArguments(
+            message % {"ids": unknown, "id": document.ref},
+            {"field": "chunk_ids", "allowed": sorted(allowed)},
+        )
+    return asked
+
+
+def find_duplicates(
+    *, workspace: Workspace, entity_ids: list[int] | None = None
+) -> DuplicateGroups:
+    """Duplicate groups (exact, near, translation) with their reasons; nothing is deleted.
+    With ``entity_ids``, only groups with a contract to which all of them are parties."""
+    if entity_ids:
+        known = set(
+            Entity.objects.filter(workspace=workspace, pk__in=entity_ids).values_list(
+                "id", flat=True
+            )
+        )
+        unknown = [i for i in entity_ids if i not in known]
+        if unknown:
+            raise InvalidSearchArguments(unknown_entities_message(unknown), {"field": "entity_ids"})
+    party_sets: dict[int, set[int]] = {}
+    for document_id, entity_id in DocumentParty.objects.filter(workspace=workspace).values_list(
+        "document_id", "entity_id"
+    ):
+        party_sets.setdefault(document_id, set()).add(entity_id)
+    groups = [
+        DuplicateGroupView(
+            kind=group.kind,
+            reason=group.reason,
+            score=round(group.score, 4),
+            contracts=[
+                DuplicateContract(contract_id=d.ref, filename=d.filename, title=d.title)
+                for d in documents
+            ],
+        )
+        for group, documents in duplicate_group_members(workspace=workspace)
+        if not entity_ids or any(set(entity_ids) <= party_sets.get(d.pk, set()) for d in documents)
+    ]
+    return DuplicateGroups(groups=groups, total_groups=len(groups))

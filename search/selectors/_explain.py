@@ -1,0 +1,52 @@
+"""Why a contract is in the results: one line per filter it passes, in the caller's language."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext
+
+from documents.models import Document
+from documents.normalize import iso_date
+from search.filters import DateRange, LawFilter, SearchFilters
+
+
+def matched_filters(document: Document, filters: SearchFilters, names: dict[int, str]) -> list[str]:
+    """Why ``document`` passes ``filters``; ``names`` gives the entities' names."""
+    matched = [
+        gettext("party: %(name)s") % {"name": names.get(entity_id, entity_id)}
+        for entity_id in filters.entity_ids
+    ]
+    if filters.contract_types:
+        matched.append(
+            gettext("type %(type)s (∈ %(allowed)s)")
+            % {"type": document.contract_type, "allowed": ", ".join(filters.contract_types)}
+        )
+    if filters.governing_law and (filters.governing_law.in_ or filters.governing_law.not_in):
+        matched.append(
+            gettext("law %(law)s (%(rule)s)")
+            % {"law": document.governing_law, "rule": _law_rule(filters.governing_law)}
+        )
+    for message, value, bounds in (
+        (gettext("signature %(date)s (%(rule)s)"), document.signature_date, filters.signature_date),
+        (gettext("end %(date)s (%(rule)s)"), document.effective_end_date, filters.end_date),
+    ):
+        if bounds and value and (bounds.after or bounds.before):
+            matched.append(message % {"date": value.isoformat(), "rule": _date_rule(bounds)})
+    if filters.document_ids:
+        matched.append(gettext("contract %(id)s requested") % {"id": document.ref})
+    return matched
+
+
+def _law_rule(law: LawFilter) -> str:
+    rule = []
+    if law.in_:
+        rule.append(f"∈ {', '.join(law.in_)}")
+    if law.not_in:
+        rule.append(f"∉ {', '.join(law.not_in)}")
+    return "; ".join(rule)
+
+
+def _date_rule(bounds: DateRange) -> str:
+    after, before = iso_date(bounds.after), iso_date(bounds.before)
+    if after and before:
+        return gettext(">= %(after)s and <= %(before)s") % {"after": after, "before": before}
+    return f">= {after}" if after else f"<= {before}"

@@ -1,0 +1,144 @@
+"""search_data_room: every contract passing the filters, or ranked by a query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models.functions import Length
+
+from documents.models import Chunk, Document
+from documents.selectors import amendment_links
+from search.filters import SearchFilters, validate_against
+from search.paging import Page, clean_query
+from search.ranking import ChunkHit, rank_chunks
+from search.records import contract_fields, excerpt
+from search.results import RelevantArticle, SearchHit, SearchResults
+from search.selectors._common import searchable_documents
+from search.selectors._explain import matched_filters
+from search.selectors._filtering import Selection, select, vocabulary
+from workspaces.models import Workspace
+
+ARTICLES_PER_CONTRACT = 3
+
+
+@dataclass
+class _Ranked:
+    """One page of contracts, in order, and what ranked them (nothing without a query)."""
+
+    documents: list[Document]
+    total: int
+    hits: dict[int, list[ChunkHit]] = field(default_factory=dict)
+    scores: dict[int, float] = field(default_factory=dict)
+
+
+def search_data_room(
+    *,
+    workspace: Workspace,
+    query: str | None = None,
+    filters: SearchFilters | None = None,
+    page: Page | None = None,
+) -> SearchResults:
+    """Every contract passing the filters (exhaustive, paged), or ranked by ``query``.
+
+    Contracts whose filtered field is unknown are listed in ``excluded_unknown``, and those
+    an amendment moved out of an end-date window in ``excluded_by_amendment``: never dropped
+    silently. Raises :class:`~search.errors.InvalidSearchArguments` naming the allowed values.
+    """
+    page = page or Page()
+    query = clean_query(query)
+    filters = filters or SearchFilters()
+    known = vocabulary(workspace=workspace, filters=filters)
+    validate_against(filters, known)
+
+    selection = select(workspace=workspace, filters=filters)
+    excluded_unknown = selection.excluded_unknown()
+    excluded_by_amendment = selection.excluded_by_amendment()
+    total_candidates = searchable_documents(workspace).count()
+    ranked = (
+        _listed(selection, page) if query is None else _ranked(workspace, query, selection, page)
+    )
+    return SearchResults(
+        query=query,
+        total_candidates=total_candidates,
+        total_results=ranked.total,
+        offset=page.offset,
+        next_offset=page.next_offset(ranked.total),
+        excluded_unknown=excluded_unknown,
+        excluded_by_amendment=excluded_by_amendment,
+        results=_hits(ranked, filters, known.entity_ids, query),
+    )
+
+
+def _listed(selection: Selection, page: Page) -> _Ranked:
+    """Without a query: every passing contract, by contract id (c2 before c10)."""
+    ordered = selection.passing.annotate(ref_length=Length("ref")).order_by(
+        "ref_length", "ref", "id"
+    )
+    return _Ranked(list(ordered[page.offset : page.end]), ordered.count())
+
+
+def _ranked(workspace: Workspace, query: str, selection: Selection, page: Page) -> _Ranked:
+    """With a query: passing contracts by their best article's score."""
+    candidate_ids = (
+        list(selection.passing.values_list("id", flat=True)) if selection.narrowed else None
+    )
+    hits = (
+        []
+        if candidate_ids == []
+        else rank_chunks(workspace_id=workspace.pk, query=query, document_ids=candidate_ids)
+    )
+    by_document: dict[int, list[ChunkHit]] = {}
+    for hit in hits:
+        by_document.setdefault(hit.document_id, []).append(hit)
+    scores = {doc_id: _hit_score(doc_hits[0]) for doc_id, doc_hits in by_document.items()}
+    ranked_ids = sorted(scores, key=lambda doc_id: (-scores[doc_id], doc_id))
+    page_ids = ranked_ids[page.offset : page.end]
+    by_id = {d.pk: d for d in selection.passing.filter(pk__in=page_ids)}
+    documents = [by_id[doc_id] for doc_id in page_ids if doc_id in by_id]
+    return _Ranked(documents, len(ranked_ids), by_document, scores)
+
+
+def _hits(
+    ranked: _Ranked, filters: SearchFilters, names: dict[int, str], query: str | None
+) -> list[SearchHit]:
+    links = amendment_links(document_ids=[d.pk for d in ranked.documents])
+    chunks = _chunks_for(ranked)
+    return [
+        SearchHit(
+            **contract_fields(document, links[document.pk]),
+            matched_filters=matched_filters(document, filters, names),
+            relevant_articles=[
+                RelevantArticle(
+                    chunk_id=hit.chunk_id,
+                    heading=chunks[hit.chunk_id].heading or None,
+                    page=chunks[hit.chunk_id].page_start,
+                    excerpt=excerpt(chunks[hit.chunk_id].text, query),
+                    score=round(_hit_score(hit), 6),
+                )
+                for hit in ranked.hits.get(document.pk, [])[:ARTICLES_PER_CONTRACT]
+                if hit.chunk_id in chunks
+            ],
+            score=round(ranked.scores[document.pk], 6) if document.pk in ranked.scores else None,
+        )
+        for document in ranked.documents
+    ]
+
+
+def _hit_score(hit: ChunkHit) -> float:
+    return hit.rerank_score if hit.rerank_score is not None else hit.score
+
+
+def _chunks_for(ranked: _Ranked) -> dict[int, Chunk]:
+    wanted = [
+        hit.chunk_id
+        for document in ranked.documents
+        for hit in ranked.hits.get(document.pk, [])[:ARTICLES_PER_CONTRACT]
+    ]
+    if not wanted:
+        return {}
+    return {
+        chunk.pk: chunk
+        for chunk in Chunk.objects.filter(pk__in=wanted).only(
+            "id", "heading", "page_start", "text", "document_id"
+        )
+    }
