@@ -35,6 +35,9 @@ VIEWPORT = {"width": 1280, "height": 800}  # a 13-inch laptop: the narrowest scr
 TIMEOUT_MS = 5_000  # a page of ours answers in milliseconds; waiting longer hides a bug
 SCREENSHOTS = Path(settings.BASE_DIR) / "docs" / "screenshots"
 FAILING_IMPACTS = ("serious", "critical")
+PLAYWRIGHT_MISSING = (
+    "Playwright or axe-playwright-python is not installed (pip install -e '.[dev]')"
+)
 
 
 def _missing_browser() -> str:
@@ -42,8 +45,8 @@ def _missing_browser() -> str:
     try:
         import axe_playwright_python  # noqa: F401
         import playwright.sync_api  # noqa: F401
-    except ImportError as missing:
-        return f"{missing.name} is not installed (pip install -e '.[dev]')"
+    except ImportError:
+        return PLAYWRIGHT_MISSING
     if not Path(CHROMIUM).exists():
         return f"no chromium at {CHROMIUM} (apt-get install chromium, or set LEXROOM_CHROMIUM)"
     return ""
@@ -97,8 +100,10 @@ def log_in(page: Any, email: str, password: str = PASSWORD) -> None:
     page.locator("#id_username").fill(email)
     page.locator("#id_password").fill(password)
     page.locator("main form button[type=submit]").click()
-    page.wait_for_url("**/")
-    assert page.locator(".who").inner_text().startswith(email), "not signed in"
+    # The top bar names the signed-in user; waits for the page after the login redirect.
+    who = page.locator(".who")
+    who.wait_for()
+    assert who.inner_text().startswith(email), "not signed in"
 
 
 @pytest.fixture

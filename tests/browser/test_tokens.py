@@ -7,8 +7,10 @@ import re
 
 import pytest
 
-from tests.browser.conftest import axe_check, screenshot
+from tests.browser.conftest import PLAYWRIGHT_MISSING, axe_check, screenshot
 from workspaces.models import PersonalToken
+
+expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -58,7 +60,7 @@ def test_create_copy_and_revoke_a_token(owner_page, room):
     axe_check(page)
     page.get_by_role("button", name="Révoquer le jeton").click()
     page.wait_for_url("**/tokens/")
-    assert "révoqué" in page.locator(".messages").inner_text()
+    expect(page.locator(".messages")).to_contain_text("révoqué")
     assert "révoqué le" in page.locator("tr", has_text="Claude sur mon portable").inner_text()
     screenshot(page, "tokens")
 
@@ -66,14 +68,16 @@ def test_create_copy_and_revoke_a_token(owner_page, room):
 def test_the_language_switch_goes_to_english_and_back(owner_page):
     page = owner_page
     page.goto("/tokens/")
-    page.get_by_role("button", name="EN").click()
-    page.wait_for_url("**/tokens/")
-    assert page.locator("html").get_attribute("lang") == "en"
-    assert page.locator("h1").inner_text() == "Personal access tokens"
+    page.get_by_role("button", name="EN", exact=True).click()
+    # Auto-retrying assertions: the URL is the same before and after the switch.
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("h1")).to_have_text("Personal access tokens")
+    english = page.get_by_role("button", name="EN", exact=True)
+    expect(english).to_have_attribute("aria-pressed", "true")
     axe_check(page)
-    page.get_by_role("button", name="FR").click()
-    page.wait_for_url("**/tokens/")
-    assert page.locator("h1").inner_text() == "Jetons d'accès personnels"
+    page.get_by_role("button", name="FR", exact=True).click()
+    expect(page.locator("h1")).to_have_text("Jetons d'accès personnels")
+    assert page.url.endswith("/tokens/")
 
 
 def test_the_skip_link_is_the_first_stop_of_the_keyboard(owner_page):
