@@ -74,14 +74,19 @@ class NewToken:
 def mcp_client_snippets(*, mcp_url: str, raw: str) -> dict[str, str]:
     """Ready-to-paste MCP client settings for this server's ``/mcp`` and a token.
 
-    Syntax checked on 2026-11-30 against the clients' documentation (see the README):
+    Syntax checked on 2026-11-30 (no Claude client or Cursor on this machine to run them);
+    the pages read quote the vendors' documentation:
     - Claude Code: ``claude mcp add --transport http <name> <url> --header "Authorization:
-      Bearer …"`` (docs.anthropic.com, Claude Code "Connect Claude Code to tools via MCP").
-    - Cursor: ``mcpServers.<name>`` with ``url`` and ``headers`` in ``~/.cursor/mcp.json``
-      (cursor.com/docs/mcp, remote servers).
+      Bearer …"`` (Anthropic's "Connect Claude Code to tools via MCP", as quoted by
+      theclaudedojo.com/reference/tools/mcp-servers and hivebook.wiki's MCP client setup).
+    - Cursor: ``mcpServers.<name>`` with ``url`` and ``headers`` in ``~/.cursor/mcp.json`` or
+      ``.cursor/mcp.json`` (cursor.com/docs/mcp, as quoted by developer.mescius.com's Cursor
+      page and docs.apilayer.com's Cursor integration).
     - Claude Desktop: ``claude_desktop_config.json`` starts stdio servers only (a ``url``
-      entry is ignored), so HTTP goes through the ``mcp-remote`` bridge with ``--header``;
-      the header's value sits in ``env`` because some launchers split arguments on spaces.
+      entry is dropped; remote servers otherwise go through Settings > Connectors), so HTTP
+      goes through the ``mcp-remote`` bridge with ``--header`` (startdebugging.net, "HTTP MCP
+      server URL won't connect in Claude Desktop", 2026-05). The header's value sits in
+      ``env``: some launchers split arguments on spaces (mcp-remote's README).
     """
     authorization = f"Bearer {raw}"
     headers = {"Authorization": authorization}
