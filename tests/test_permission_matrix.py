@@ -82,6 +82,9 @@ PAGE_ANY_USER = outcome("login", sessions="200")
 PAGE_MEMBER = outcome("login", members="200", strangers="404")
 PAGE_UPLOAD = outcome("login", owner="302", editor="302", firm_admin="302", viewer="403",
                       strangers="404")  # fmt: skip
+# A user's own object (their token): anyone else's is the 404 of a missing one.
+PAGE_OWNER_ONLY = outcome("login", owner="200", editor="404", viewer="404", outsider="404",
+                          firm_admin="404", foreigner="404")  # fmt: skip
 LOGIN_PAGE = outcome("200", sessions="302")
 POST_ONLY = outcome("405")
 # The admin: firm admins only; everyone else, tokens included, is sent to its login.
@@ -132,6 +135,9 @@ ROUTES: dict[str, dict[str, str]] = {
     "password/done/": PAGE_ANY_USER,
     "": PAGE_ANY_USER,
     "w/<slug:slug>/": PAGE_MEMBER,
+    "tokens/": PAGE_ANY_USER,  # the user's own tokens; a bearer token is no credential here
+    "tokens/<int:token_id>/revoke/": PAGE_OWNER_ONLY,  # GET: the confirmation page
+    "language/": POST_ONLY,  # a POST form; GET is refused
     "w/<slug:slug>/documents/": PAGE_MEMBER,
     "w/<slug:slug>/documents/upload/": PAGE_UPLOAD,
     "w/<slug:slug>/documents/<str:ref>/": PAGE_MEMBER,
@@ -310,6 +316,7 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
         "<int:batch_id>": str(world.batch_id),
         "<path:object_id>": object_id,
         "<id>": str(world.objects["workspaces/user"]),
+        "<int:token_id>": str(world.objects["workspaces/personaltoken"]),
         "<path:content_type_id>": "1",
     }
     url = "/" + route

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext
 
@@ -145,3 +146,12 @@ def membership_set(
             details={"role": role, "previous_role": previous},
         )
         return membership, True
+
+
+def user_language_set(*, user: User, language: str) -> User:
+    """Set the language of ``user``'s pages and messages (one of ``LANGUAGES``)."""
+    if language not in dict(settings.LANGUAGES):
+        raise TenancyError(gettext("Unknown language %(code)r.") % {"code": language})
+    user.language = language
+    user.save(update_fields=["language"])
+    return user

@@ -1,0 +1,46 @@
+// Lexroom's own script (no inline JS on the pages): progressive enhancements only; every page
+// works without it.
+//
+// Copy buttons: <button data-copy="ID" data-copied="…" data-copy-failed="…" hidden> copies the
+// value of the input #ID (or the text of the element #ID). They stay hidden without JavaScript,
+// where the text is selectable by hand. When the clipboard API is refused (plain http on
+// another host than localhost, or no permission), the text is selected instead and the
+// person is told to press Ctrl+C. The result is announced in the next .copy-status (role=status).
+"use strict";
+
+function selectContents(source) {
+  if (source instanceof HTMLInputElement || source instanceof HTMLTextAreaElement) {
+    source.focus();
+    source.select();
+    return;
+  }
+  const range = document.createRange();
+  range.selectNodeContents(source);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}
+
+async function copyFrom(button) {
+  const source = document.getElementById(button.dataset.copy);
+  if (!source) return;
+  const text = "value" in source ? source.value : source.textContent;
+  const status = button.parentElement.querySelector(".copy-status");
+  let message = button.dataset.copied || "";
+  try {
+    if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+    await navigator.clipboard.writeText(text);
+  } catch (refused) {
+    message = button.dataset.copyFailed || "";
+  }
+  // Selected either way: the person sees what was copied, or can copy it themselves.
+  selectContents(source);
+  if (status) status.textContent = message;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const button of document.querySelectorAll("button[data-copy]")) {
+    button.hidden = false;
+    button.addEventListener("click", () => copyFrom(button));
+  }
+});
