@@ -16,6 +16,10 @@ its host patterns are exact strings or ``host:*``, which cannot express Django's
 settings per request keeps one source of truth. The SDK still checks ``Content-Type``, the
 ``Accept`` header and the JSON-RPC envelope, and answers protocol errors as JSON-RPC errors.
 
+With ``LEXROOM_SERVER_TIMING=1`` (off by default; ``bench_mcp`` sets it) every response carries
+``Server-Timing: app;dur=…, tool;dur=…``: milliseconds in this endpoint and in tool handlers,
+so a client can tell our overhead (app - tool) from the tools' own work.
+
 Stateless mode: each POST is a complete exchange, so any web process can answer any request
 and nothing has to be shared between workers.
 """
@@ -41,6 +45,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Message, Receive, Scope, Send
 
 from agents.mcp.server import CALLER_SCOPE_KEY, Caller, authenticate, build_server, run_in_thread
+from agents.tools.timing import CallTiming, call_timing
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +115,18 @@ async def _json_error(
 def _bearer(headers: dict[str, str]) -> str | None:
     scheme, _, value = headers.get("authorization", "").partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def _with_server_timing(send: Send, timing: CallTiming) -> Send:
+    """``send`` that adds ``Server-Timing: app;dur=…, tool;dur=…`` to the response head."""
+
+    async def timed(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [*message.get("headers", []), (b"server-timing", timing.header())]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return timed
 
 
 class _BodyTooLarge(Exception):
@@ -212,6 +229,13 @@ class McpHttpApp:
             return
         if scope["type"] != "http":
             return
+        if not settings.LEXROOM_SERVER_TIMING:
+            await self._serve(scope, receive, send)
+            return
+        with call_timing() as timing:
+            await self._serve(scope, receive, _with_server_timing(send, timing))
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = _headers(scope)
         host = headers.get("host", "")
         if not host_allowed(host):

@@ -23,6 +23,7 @@ from django.utils.translation import gettext
 from pydantic import BaseModel, ValidationError
 
 from agents.tools.schema import flatten_schema
+from agents.tools.timing import timed_handler
 from search.filters import ToolInputError
 from workspaces.credentials import acting_token
 from workspaces.models import ROLE_RANK, PersonalToken, Role, User, Workspace
@@ -281,7 +282,8 @@ def _call(
         scope_ids = (workspace.pk,) if workspace is not None else visible
         with tenant_scope(workspace_ids=scope_ids, user_id=user.pk, firm_id=user.firm_id):
             try:
-                content = tool.handler(ToolContext(user, workspace, token), parsed)
+                with timed_handler():
+                    content = tool.handler(ToolContext(user, workspace, token), parsed)
             except ToolInputError as exc:
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
             duration_ms = (time.perf_counter() - started) * 1000
