@@ -36,6 +36,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import anyio.to_thread
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from mcp.server.context import ServerRequestContext
@@ -44,7 +45,14 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Message, Receive, Scope, Send
 
-from agents.mcp.server import CALLER_SCOPE_KEY, Caller, authenticate, build_server, run_in_thread
+from agents.mcp.server import (
+    CALLER_SCOPE_KEY,
+    Caller,
+    authenticate,
+    build_server,
+    close_kept_connections,
+    run_in_thread,
+)
 from agents.tools.timing import CallTiming, call_timing
 
 logger = logging.getLogger(__name__)
@@ -183,6 +191,8 @@ class McpHttpApp:
                 yield
             finally:
                 self._manager = None
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(close_kept_connections)
 
     async def lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI lifespan: start the session manager at startup, stop it at shutdown."""
