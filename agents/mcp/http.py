@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
@@ -53,7 +54,7 @@ from agents.mcp.server import (
     close_kept_connections,
     run_in_thread,
 )
-from agents.tools.timing import CallTiming, call_timing
+from documents.metrics import stage_timings
 
 logger = logging.getLogger(__name__)
 
@@ -125,12 +126,15 @@ def _bearer(headers: dict[str, str]) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
-def _with_server_timing(send: Send, timing: CallTiming) -> Send:
-    """``send`` that adds ``Server-Timing: app;dur=…, tool;dur=…`` to the response head."""
+def _with_server_timing(send: Send, started: float, totals: dict[str, float]) -> Send:
+    """``send`` that adds ``Server-Timing: app;dur=…, tool;dur=…`` to the response head:
+    milliseconds since the request came in, and in tool handlers."""
 
     async def timed(message: Message) -> None:
         if message["type"] == "http.response.start":
-            headers = [*message.get("headers", []), (b"server-timing", timing.header())]
+            app_ms = (time.perf_counter() - started) * 1000
+            value = f"app;dur={app_ms:.2f}, tool;dur={totals.get('tool', 0.0) * 1000:.2f}"
+            headers = [*message.get("headers", []), (b"server-timing", value.encode())]
             message = {**message, "headers": headers}
         await send(message)
 
@@ -242,8 +246,11 @@ class McpHttpApp:
         if not settings.LEXROOM_SERVER_TIMING:
             await self._serve(scope, receive, send)
             return
-        with call_timing() as timing:
-            await self._serve(scope, receive, _with_server_timing(send, timing))
+        started = time.perf_counter()
+        # The registry adds its handlers' time under "tool"; the worker thread that runs them
+        # gets a copy of this context, holding the same totals.
+        with stage_timings() as totals:
+            await self._serve(scope, receive, _with_server_timing(send, started, totals))
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = _headers(scope)

@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 from pydantic import BaseModel, ValidationError
 
 from agents.tools.schema import flatten_schema
-from agents.tools.timing import timed_handler
+from documents.metrics import timed
 from search.filters import ToolInputError
 from workspaces.credentials import acting_token
 from workspaces.models import PersonalToken, Role, User, Workspace
@@ -296,7 +296,7 @@ def _call(
             final=own_transaction,
         ):
             try:
-                with timed_handler():
+                with timed("tool"):  # the transport's Server-Timing, when measuring
                     content = tool.handler(ToolContext(user, workspace, token), parsed)
             except ToolInputError as exc:
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
