@@ -227,6 +227,8 @@ LEXROOM_ARTICLES_PER_PAGE = env_int("LEXROOM_ARTICLES_PER_PAGE", 50, minimum=1)
 # --- Tools (MCP, REST, CLI, agent).
 LEXROOM_TOOL_RATE_PER_MINUTE = env_int("LEXROOM_TOOL_RATE_PER_MINUTE", 600, minimum=0)
 LEXROOM_MCP_MAX_BODY_BYTES = env_int("LEXROOM_MCP_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
+# Adds a Server-Timing header (app, tool durations) to /mcp responses; bench_mcp turns it on.
+LEXROOM_SERVER_TIMING = env_bool("LEXROOM_SERVER_TIMING", default=False)
 
 # --- Search.
 LEXROOM_VECTOR_MIN_SIMILARITY = env_float("LEXROOM_VECTOR_MIN_SIMILARITY", 0.25)

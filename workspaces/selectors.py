@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import BooleanField, F, Func, OuterRef, QuerySet
+from django.db.models import BooleanField, F, Func, OuterRef, QuerySet, Subquery, Value
 from django.http import Http404
 from django.utils.translation import gettext
 
@@ -55,6 +55,7 @@ def workspace_get_for_member(
 
     Missing, foreign firm, not a member, or outside the tenant scope: the same 404.
     A member whose role is too low gets :class:`RoleRequired` (they know it exists).
+    One query: the workspace with the user's role in it.
     """
     lookup = Workspace.objects.filter(firm_id=user.firm_id, id__in=current_workspace_ids())
     if slug is not None:
@@ -63,15 +64,25 @@ def workspace_get_for_member(
         lookup = lookup.filter(id=workspace_id)
     else:
         raise WorkspaceNotFound()
+    if user.is_firm_admin:
+        # Owner of every workspace of the firm (see membership_role).
+        lookup = lookup.annotate(member_role=Value(Role.OWNER.value))
+    else:
+        roles = Membership.objects.filter(user=user, workspace=OuterRef("pk")).values("role")
+        lookup = lookup.annotate(member_role=Subquery(roles[:1]))
     workspace = lookup.first()
-    if workspace is None:
-        raise WorkspaceNotFound()
-    role = membership_role(user=user, workspace=workspace)
-    if role is None:
+    role = getattr(workspace, "member_role", None)
+    if workspace is None or role is None:
         raise WorkspaceNotFound()
     if ROLE_RANK[Role(role)] < ROLE_RANK[Role(min_role)]:
         raise RoleRequired(min_role)
     return workspace
+
+
+def workspace_slugs_for_user(*, user: User) -> list[str]:
+    """Slugs of the workspaces the user may open in the current scope (the allowed values
+    an error lists), in slug order."""
+    return list(workspace_list_for_user(user=user).order_by("slug").values_list("slug", flat=True))
 
 
 def workspace_members(*, workspace: Workspace) -> QuerySet[Membership]:

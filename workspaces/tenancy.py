@@ -75,15 +75,18 @@ def _write_settings(workspace_ids: str, user_id: str, firm_id: str) -> None:
         )
 
 
-def _apply(scope: Scope | None) -> None:
+def _settings(scope: Scope | None) -> tuple[str, str, str]:
     if scope is None:
-        _write_settings("", "", "")
-        return
-    _write_settings(
+        return "", "", ""
+    return (
         ",".join(str(i) for i in scope.workspace_ids),
         "" if scope.user_id is None else str(scope.user_id),
         "" if scope.firm_id is None else str(scope.firm_id),
     )
+
+
+def _apply(scope: Scope | None) -> None:
+    _write_settings(*_settings(scope))
 
 
 def _check_narrows(outer: Scope, inner: Scope) -> None:
@@ -108,13 +111,29 @@ def _check_narrows(outer: Scope, inner: Scope) -> None:
 
 
 @contextmanager
-def _enter(scope: Scope, *, check: bool = True) -> Iterator[Scope]:
+def _enter(
+    scope: Scope, *, check: bool = True, fresh: bool = False, final: bool = False
+) -> Iterator[Scope]:
+    """Make ``scope`` current for the block, in a transaction (a savepoint when nested).
+
+    ``fresh``: the caller has just opened the transaction for this scope and written other
+    settings in it (user_scope's probe): write ours whatever the outer scope's are.
+    ``final``: nothing but the end of the enclosing transaction follows the block, so it
+    needs no savepoint of its own (an error undoes the enclosing transaction, as it would
+    anyway) and the outer settings need not be written back.
+    """
     outermost = not connection.in_atomic_block
-    with transaction.atomic():
-        outer = _scope.get()
-        if check and outer is not None:
-            _check_narrows(outer, scope)
-        _apply(scope)
+    outer = _scope.get()
+    if check and outer is not None:
+        _check_narrows(outer, scope)
+    # Inside the outer scope's transaction with the same settings (a tool reusing a request's
+    # scope), writing them again, and back at the end, would change nothing.
+    unchanged = (
+        not fresh and not outermost and outer is not None and _settings(outer) == _settings(scope)
+    )
+    with transaction.atomic(savepoint=not (fresh or final)):
+        if not unchanged:
+            _apply(scope)
         token = _scope.set(scope)
         try:
             yield scope
@@ -123,7 +142,7 @@ def _enter(scope: Scope, *, check: bool = True) -> Iterator[Scope]:
         # Normal exit: hand the outer scope (or the bare transaction) its settings back. On
         # an error the savepoint's rollback restores them by itself, and the transaction may
         # accept no query; at the end of the outermost transaction they die with it.
-        if not outermost and not transaction.get_rollback():
+        if not (outermost or unchanged or final) and not transaction.get_rollback():
             _apply(outer)
 
 
@@ -133,19 +152,24 @@ def _ids(workspace_ids: Iterable[int]) -> tuple[int, ...]:
 
 @contextmanager
 def tenant_scope(
-    *, workspace_ids: Iterable[int], user_id: int | None = None, firm_id: int | None = None
+    *,
+    workspace_ids: Iterable[int],
+    user_id: int | None = None,
+    firm_id: int | None = None,
+    final: bool = False,
 ) -> Iterator[None]:
     """Run the block in a transaction where exactly ``workspace_ids`` are visible.
 
     Inside another scope, ``workspace_ids`` must be among the outer scope's (or, in a
-    firm-wide scope, the same firm's): otherwise :class:`ScopeWidening`.
+    firm-wide scope, the same firm's): otherwise :class:`ScopeWidening`. ``final``: the block
+    is the last thing its caller's own transaction does (see :func:`_enter`).
     """
     scope = Scope(
         _ids(workspace_ids),
         None if user_id is None else int(user_id),
         None if firm_id is None else int(firm_id),
     )
-    with _enter(scope):
+    with _enter(scope, final=final):
         yield
 
 
@@ -173,10 +197,15 @@ def user_scope(user: User, *, only: Iterable[int] | None = None) -> Iterator[tup
     outer = _scope.get()
     if outer is not None and outer.user_only is not None and outer.user_id == user.pk:
         ids = tuple(i for i in outer.user_only if allowed is None or i in allowed)
-        scope = Scope(ids, user.pk, user.firm_id, user_only=ids)
+        firm_wide = outer.firm_wide and ids == outer.user_only
+        scope = Scope(ids, user.pk, user.firm_id, firm_wide=firm_wide, user_only=ids)
+        if scope == outer and connection.in_atomic_block:
+            yield ids  # the request's own scope, as it is: nothing to open or write
+            return
         with _enter(scope):
             yield ids
         return
+    outermost = not connection.in_atomic_block
     with transaction.atomic():
         # First let the user read their own memberships (nothing else), then widen to their
         # workspaces. The probe narrows any outer scope, and the scope below replaces it.
@@ -195,7 +224,7 @@ def user_scope(user: User, *, only: Iterable[int] | None = None) -> Iterator[tup
         ids = _ids(i for i in found if allowed is None or i in allowed)
         firm_wide = bool(user.is_firm_admin and allowed is None)
         scope = Scope(ids, user.pk, user.firm_id, firm_wide=firm_wide, user_only=ids)
-        with _enter(scope):
+        with _enter(scope, fresh=True, final=outermost):
             yield ids
 
 

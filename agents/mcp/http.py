@@ -16,6 +16,10 @@ its host patterns are exact strings or ``host:*``, which cannot express Django's
 settings per request keeps one source of truth. The SDK still checks ``Content-Type``, the
 ``Accept`` header and the JSON-RPC envelope, and answers protocol errors as JSON-RPC errors.
 
+With ``LEXROOM_SERVER_TIMING=1`` (off by default; ``bench_mcp`` sets it) every response carries
+``Server-Timing: app;dur=…, tool;dur=…``: milliseconds in this endpoint and in tool handlers,
+so a client can tell our overhead (app - tool) from the tools' own work.
+
 Stateless mode: each POST is a complete exchange, so any web process can answer any request
 and nothing has to be shared between workers.
 """
@@ -26,12 +30,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
+import anyio.to_thread
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from mcp.server.context import ServerRequestContext
@@ -40,7 +46,15 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import Message, Receive, Scope, Send
 
-from agents.mcp.server import CALLER_SCOPE_KEY, Caller, authenticate, build_server, run_in_thread
+from agents.mcp.server import (
+    CALLER_SCOPE_KEY,
+    Caller,
+    authenticate,
+    build_server,
+    close_kept_connections,
+    run_in_thread,
+)
+from documents.metrics import stage_timings
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +126,21 @@ def _bearer(headers: dict[str, str]) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
+def _with_server_timing(send: Send, started: float, totals: dict[str, float]) -> Send:
+    """``send`` that adds ``Server-Timing: app;dur=…, tool;dur=…`` to the response head:
+    milliseconds since the request came in, and in tool handlers."""
+
+    async def timed(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            app_ms = (time.perf_counter() - started) * 1000
+            value = f"app;dur={app_ms:.2f}, tool;dur={totals.get('tool', 0.0) * 1000:.2f}"
+            headers = [*message.get("headers", []), (b"server-timing", value.encode())]
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return timed
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -166,6 +195,8 @@ class McpHttpApp:
                 yield
             finally:
                 self._manager = None
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(close_kept_connections)
 
     async def lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         """ASGI lifespan: start the session manager at startup, stop it at shutdown."""
@@ -212,6 +243,16 @@ class McpHttpApp:
             return
         if scope["type"] != "http":
             return
+        if not settings.LEXROOM_SERVER_TIMING:
+            await self._serve(scope, receive, send)
+            return
+        started = time.perf_counter()
+        # The registry adds its handlers' time under "tool"; the worker thread that runs them
+        # gets a copy of this context, holding the same totals.
+        with stage_timings() as totals:
+            await self._serve(scope, receive, _with_server_timing(send, started, totals))
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = _headers(scope)
         host = headers.get("host", "")
         if not host_allowed(host):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -19,7 +21,8 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 from anyio.lowlevel import RunVar
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.utils import translation
 from django.utils.translation import gettext
 from mcp.server.context import ServerRequestContext
@@ -47,6 +50,10 @@ CALLER_SCOPE_KEY = "lexroom.mcp.caller"
 # the MCP surface holds, whatever the number of clients.
 # A RunVar is per event loop: tests and the stdio command may run several loops in turn.
 MAX_THREADS = 16
+# How long a worker thread's database connection may sit unused before it is replaced.
+THREAD_CONNECTION_IDLE_S = 60.0
+# The connections kept that way (weakly: those of ended threads go with them).
+_kept: weakref.WeakSet[BaseDatabaseWrapper] = weakref.WeakSet()
 _limiter: RunVar[anyio.CapacityLimiter] = RunVar("lexroom_mcp_limiter")
 
 T = TypeVar("T")
@@ -75,14 +82,41 @@ def _thread_limiter() -> anyio.CapacityLimiter:
         return limiter
 
 
+def _keep_connections() -> None:
+    # A worker thread keeps its connection for the next call while it stays busy: with
+    # CONN_MAX_AGE=0 (the default) each call would otherwise open two (token, then tool), a
+    # fork of a Postgres backend with cold caches, costing more than the whole call. The
+    # limiter bounds these connections; an idle worker thread ends and drops its own.
+    deadline = time.monotonic() + THREAD_CONNECTION_IDLE_S
+    for connection in connections.all(initialized_only=True):
+        if connection.close_at is not None and connection.close_at < deadline:
+            connection.close_at = deadline
+            _kept.add(connection)
+
+
+def close_kept_connections() -> None:
+    """Close the connections worker threads kept (at server shutdown: a worker thread may
+    outlive its event loop, and a database is not dropped while a session uses it).
+    Synchronous: call it in a thread."""
+    for connection in list(_kept):
+        connection.inc_thread_sharing()
+        try:
+            connection.close()
+        except Exception:
+            logger.warning("Could not close a worker thread's connection", exc_info=True)
+        finally:
+            connection.dec_thread_sharing()
+    _kept.clear()
+
+
 def _with_connections(function: Callable[..., T], *args: Any) -> T:
-    # Outside Django's request cycle nobody closes connections for us: drop a stale or
-    # expired one before the call and release it after (CONN_MAX_AGE decides which).
+    # Outside Django's request cycle nobody closes connections for us: drop a broken or
+    # expired one before the call (see _keep_connections for what expires).
     close_old_connections()
     try:
         return function(*args)
     finally:
-        close_old_connections()
+        _keep_connections()
 
 
 async def run_in_thread(function: Callable[..., T], *args: Any) -> T:

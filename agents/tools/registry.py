@@ -23,13 +23,19 @@ from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agents.tools.schema import flatten_schema, output_schema
+from documents.metrics import timed
 from search.errors import InvalidSearchArguments
 from workspaces.credentials import acting_token
-from workspaces.models import ROLE_RANK, PersonalToken, Role, User, Workspace
+from workspaces.models import PersonalToken, Role, User, Workspace
 from workspaces.parsers import MAX_JSON_DEPTH, json_depth
-from workspaces.selectors import membership_role
+from workspaces.selectors import (
+    RoleRequired,
+    WorkspaceNotFound,
+    workspace_get_for_member,
+    workspace_slugs_for_user,
+)
 from workspaces.services import audit_record
-from workspaces.tenancy import tenant_scope, user_scope
+from workspaces.tenancy import current_scope, current_workspace_ids, tenant_scope, user_scope
 
 
 class ToolError(Exception):
@@ -191,31 +197,38 @@ def _validate(tool: Tool, arguments: dict[str, Any]) -> BaseModel:
         ) from None
 
 
-def _workspace_for(
-    tool: Tool, arguments: BaseModel, user: User, visible: tuple[int, ...]
-) -> Workspace | None:
-    slug = getattr(arguments, "workspace", None)
-    choices = list(Workspace.objects.filter(firm_id=user.firm_id, id__in=visible).order_by("slug"))
+def _workspace_for(tool: Tool, arguments: BaseModel, user: User) -> Workspace | None:
+    """The workspace the call names (or the caller's only one), checked against the tool's
+    role, within the caller's scope. Missing, foreign and not-a-member read the same."""
     if not tool.needs_workspace:
         return None
-    if slug is None:
-        if len(choices) == 1:
-            return choices[0]
+    slug = getattr(arguments, "workspace", None)
+    visible = current_workspace_ids()
+    try:
+        if slug is not None:
+            return workspace_get_for_member(user=user, slug=slug, min_role=tool.min_role)
+        if len(visible) == 1:
+            return workspace_get_for_member(
+                user=user, workspace_id=visible[0], min_role=tool.min_role
+            )
+    except WorkspaceNotFound:
+        # The caller learns only what it may use.
         raise ToolError(
-            "invalid_arguments",
-            gettext("Pass `workspace` (a slug): you have access to several workspaces.")
-            if choices
-            else gettext("You have access to no workspace."),
-            {"field": "workspace", "allowed": [w.slug for w in choices]},
-        )
-    for workspace in choices:
-        if workspace.slug == slug:
-            return workspace
-    # Missing and foreign read the same: the caller learns only what it may use.
+            "not_found",
+            gettext("Unknown workspace %(slug)r.") % {"slug": slug},
+            {"field": "workspace", "allowed": workspace_slugs_for_user(user=user)},
+        ) from None
+    except RoleRequired:
+        message = gettext("%(tool)s needs the %(role)s role.")
+        raise ToolError(
+            "forbidden", message % {"tool": tool.name, "role": Role(tool.min_role).label}
+        ) from None
     raise ToolError(
-        "not_found",
-        gettext("Unknown workspace %(slug)r.") % {"slug": slug},
-        {"field": "workspace", "allowed": [w.slug for w in choices]},
+        "invalid_arguments",
+        gettext("Pass `workspace` (a slug): you have access to several workspaces.")
+        if visible
+        else gettext("You have access to no workspace."),
+        {"field": "workspace", "allowed": workspace_slugs_for_user(user=user)},
     )
 
 
@@ -281,19 +294,22 @@ def _call(
         message = gettext("%(tool)s changes data; this token is read-only.")
         raise ToolError("forbidden", message % {"tool": name})
     only = token.restricted_to if token is not None else None
+    # REST views already run in the caller's scope (same user, same token): reused as it is.
+    # Otherwise (MCP, CLI, agent) the call's transaction is its own, and the tool's scope is
+    # the last thing in it.
+    own_transaction = current_scope() is None
     with user_scope(user, only=only) as visible:
-        workspace = _workspace_for(tool, parsed, user, visible)
-        if workspace is not None:
-            role = membership_role(user=user, workspace=workspace)
-            if role is None or ROLE_RANK[Role(role)] < ROLE_RANK[Role(tool.min_role)]:
-                message = gettext("%(tool)s needs the %(role)s role.")
-                raise ToolError(
-                    "forbidden", message % {"tool": name, "role": Role(tool.min_role).label}
-                )
+        workspace = _workspace_for(tool, parsed, user)
         scope_ids = (workspace.pk,) if workspace is not None else visible
-        with tenant_scope(workspace_ids=scope_ids, user_id=user.pk, firm_id=user.firm_id):
+        with tenant_scope(
+            workspace_ids=scope_ids,
+            user_id=user.pk,
+            firm_id=user.firm_id,
+            final=own_transaction,
+        ):
             try:
-                content = tool.handler(ToolContext(user, workspace, token), parsed)
+                with timed("tool"):  # the transport's Server-Timing, when measuring
+                    content = tool.handler(ToolContext(user, workspace, token), parsed)
             except InvalidSearchArguments as exc:
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
             duration_ms = (time.perf_counter() - started) * 1000

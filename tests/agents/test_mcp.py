@@ -33,6 +33,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import BaseModel, ConfigDict
 
+from agents.bench.mcp import server_timing
 from agents.management.commands.serve import _refusal
 from agents.tools.registry import REGISTRY, Tool, ToolContext, register
 from documents.pipeline import run_in_process, store_files
@@ -417,6 +418,17 @@ def test_get_and_delete_on_mcp_answer_405_instead_of_hanging(world):
         response = httpx.request(method, world.url, headers=headers, timeout=10)
         _clean_error(response, 405)
         assert response.headers["allow"] == "POST"
+
+
+def test_server_timing_splits_our_time_from_the_tools_only_when_asked(world, settings):
+    call = _rpc("describe_data_room", {"workspace": "mcp-alpha"})
+    assert "server-timing" not in _post(world, call, token=world.token_a).headers
+    settings.LEXROOM_SERVER_TIMING = True
+    response = _post(world, call, token=world.token_a)
+    assert response.status_code == 200 and not response.json()["result"]["isError"]
+    durations = server_timing(response.headers["server-timing"])
+    assert set(durations) == {"app", "tool"}
+    assert 0 < durations["tool"] < durations["app"]
 
 
 def test_django_request_bodies_over_the_cap_get_413_before_any_view(world, settings):

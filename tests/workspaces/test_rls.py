@@ -123,6 +123,43 @@ def test_user_scope_inside_a_user_scope_reuses_and_restores_it(room: Room):
         assert Membership.objects.count() == 3
 
 
+def test_user_scope_inside_the_same_user_scope_writes_no_settings(
+    room: Room, django_assert_num_queries
+):
+    with user_scope(room.owner) as outer:
+        with django_assert_num_queries(0), user_scope(room.owner) as inner:
+            assert inner == outer
+        assert Membership.objects.count() == 3
+
+
+def test_a_scope_with_the_outer_settings_keeps_them_after_it(room: Room):
+    with tenant_scope(workspace_ids=[room.workspace.pk], user_id=room.owner.pk):
+        with tenant_scope(workspace_ids=[room.workspace.pk], user_id=room.owner.pk):
+            assert Membership.objects.count() == 3
+        assert Membership.objects.count() == 3
+        with tenant_scope(workspace_ids=(), user_id=room.owner.pk):
+            assert Membership.objects.count() == 1  # the owner's own row only
+        assert Membership.objects.count() == 3
+
+
+def test_a_final_scope_ends_with_its_transaction(room: Room):
+    # The tool registry's case: the narrower scope is the last thing in the user's scope.
+    with user_scope(room.owner), transaction.atomic():
+        with tenant_scope(workspace_ids=[room.workspace.pk], final=True):
+            assert Membership.objects.count() == 3
+        transaction.set_rollback(True)
+    assert Membership.objects.count() == 0
+
+
+def test_an_error_in_a_final_scope_undoes_the_enclosing_transaction(room: Room):
+    with pytest.raises(ZeroDivisionError), user_scope(room.owner):
+        with tenant_scope(workspace_ids=[room.workspace.pk], final=True):
+            Membership.objects.filter(user=room.viewer).update(role=Role.EDITOR)
+            raise ZeroDivisionError
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        assert Membership.objects.get(user=room.viewer).role == Role.VIEWER
+
+
 def test_bypass_may_widen_and_gives_the_outer_scope_back(room: Room):
     with tenant_scope(workspace_ids=()):
         with tenant_bypass(firm=room.firm, reason="set-up", actor_label="cli"):

@@ -1,0 +1,1 @@
+"""Measurement harnesses for the agents app (bench_mcp). Runtime modules never import these."""

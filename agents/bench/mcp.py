@@ -1,0 +1,434 @@
+"""bench_mcp: a bounded MCP load test on loopback, with the numbers as one JSON object.
+
+    python manage.py bench_mcp --clients 50 --seconds 60 --json
+
+Starts uvicorn on 127.0.0.1 and a free port (rate limiter off: we measure the server, not
+the limiter), creates a token (revoked at the end), then N concurrent clients POST
+``tools/call`` with a rotating set of realistic arguments (filters-only listings and ranked
+queries, the Brenalis reference questions) until the time is up or ``--max-calls`` is
+reached. Without ``--workspace`` the Brenalis data room is imported into a throwaway
+workspace (and firm), removed afterwards.
+
+The server runs with ``LEXROOM_SERVER_TIMING=1``: each response says how long our endpoint
+took and how long the tool handlers took, so ``overhead_ms`` (protocol, auth, tenant scope,
+audit: everything but the tool's own work) is measured per call, on the server's clock.
+``server_cpu_ms_per_call`` is the server processes' CPU time over the timed calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from documents.pipeline import run_in_process, store_dataroom
+from documents.services import workspace_purge_throwaway
+from workspaces.models import Membership, Role, User, Workspace
+from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
+from workspaces.tenancy import workspace_scope
+from workspaces.tokens import token_create, token_revoke
+
+BRENALIS = Path(settings.BASE_DIR).parent / "shared" / "data" / "dataroom-brenalis"
+PROTOCOL_VERSION = "2025-11-25"
+READY_TIMEOUT_S = 90
+MAX_ERROR_SAMPLES = 5
+
+
+Note = Callable[[str], None]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile of an already sorted list (0 for an empty one)."""
+    if not sorted_values:
+        return 0.0
+    rank = max(0, min(len(sorted_values) - 1, round(fraction * len(sorted_values)) - 1))
+    return sorted_values[rank]
+
+
+def server_timing(header: str) -> dict[str, float]:
+    """``{"app": 4.1, "tool": 2.3}`` from ``Server-Timing: app;dur=4.1, tool;dur=2.3``."""
+    durations: dict[str, float] = {}
+    for metric in header.split(","):
+        name, _, parameters = metric.strip().partition(";")
+        for parameter in parameters.split(";"):
+            key, _, value = parameter.strip().partition("=")
+            if key == "dur":
+                try:
+                    durations[name] = float(value)
+                except ValueError:
+                    continue
+    return durations
+
+
+@dataclass
+class Stats:
+    latencies_ms: list[float] = field(default_factory=list)
+    overheads_ms: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+
+    def timing(self, response: httpx.Response) -> None:
+        """Our server-side overhead for this call: endpoint time minus tool handler time."""
+        durations = server_timing(response.headers.get("server-timing", ""))
+        if "app" in durations and "tool" in durations:
+            self.overheads_ms.append(durations["app"] - durations["tool"])
+
+    def error(self, sample: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < MAX_ERROR_SAMPLES:
+            self.error_samples.append(sample[:300])
+
+
+@dataclass
+class Target:
+    workspace: Workspace
+    user: User
+    throwaway: bool
+
+
+# --- Arguments ---------------------------------------------------------------------------
+
+
+def _entity(described: dict[str, Any], name: str) -> int | None:
+    for entity in described.get("entities", []):
+        if entity["name"] == name or name in entity.get("aliases", []):
+            return int(entity["entity_id"])
+    return None
+
+
+def search_arguments(slug: str, described: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rotation: what a lawyer asks of the Brenalis room (generic where names lack)."""
+    brenalis = _entity(described, "Groupe Brenalis")
+    hydrelle = _entity(described, "Hydrelle Énergie SA")
+    if brenalis is None and described.get("entities"):
+        brenalis = int(described["entities"][0]["entity_id"])
+    calls: list[dict[str, Any]] = [
+        {"filters": {"signature_date": {"after": "2025-01-01", "before": "2025-12-31"}}},
+        {"filters": {"contract_types": ["bail commercial"]}},
+        {"filters": {"governing_law": {"in": ["droit suisse"]}}},
+        {"filters": {"end_date": {"after": "2028-01-01"}}},
+        {"limit": 5, "offset": 5},
+        {"query": "période d'essai"},
+        {"query": "article 4", "filters": {"document_ids": ["c03"]}},
+        {"query": "exclusivité territoriale"},
+        {"query": "limitation de responsabilité", "limit": 5},
+    ]
+    if brenalis is not None:
+        calls += [
+            {"filters": {"entity_ids": [brenalis], "end_date": {"before": "2026-12-31"}}},
+            {"query": "changement de contrôle", "filters": {"entity_ids": [brenalis]}},
+        ]
+    if brenalis is not None and hydrelle is not None:
+        calls.append({"filters": {"entity_ids": [hydrelle, brenalis]}})
+    return [{"workspace": slug, **call} for call in calls]
+
+
+# --- The load ----------------------------------------------------------------------------
+
+
+def _rpc(call_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": call_id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+
+
+def _problem(response: httpx.Response) -> str | None:
+    """None for a successful tool result, else a short description of what went wrong."""
+    if response.status_code != 200:
+        return f"HTTP {response.status_code}: {response.text[:200]}"
+    body = response.json()
+    if "error" in body:
+        return f"JSON-RPC error: {json.dumps(body['error'])[:200]}"
+    result = body.get("result", {})
+    if result.get("isError"):
+        return f"tool error: {result['content'][0]['text'][:200]}"
+    return None
+
+
+async def _call(
+    client: httpx.AsyncClient, call_id: int, tool: str, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    response = await client.post("/mcp", json=_rpc(call_id, tool, arguments))
+    problem = _problem(response)
+    if problem:
+        raise CommandError(f"{tool} failed during warm-up: {problem}")
+    result: dict[str, Any] = response.json()["result"]["structuredContent"]
+    return result
+
+
+async def _load(
+    *,
+    base_url: str,
+    raw_token: str,
+    tool: str,
+    slug: str,
+    clients: int,
+    seconds: float,
+    max_calls: int,
+    cpu_seconds: Callable[[], float],
+) -> tuple[Stats, float, int]:
+    headers = {
+        "Authorization": f"Bearer {raw_token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": PROTOCOL_VERSION,
+    }
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(
+        base_url=base_url, headers=headers, limits=limits, timeout=60
+    ) as client:
+        described = await _call(client, 0, "describe_data_room", {"workspace": slug})
+        rotation = [{"workspace": slug}]
+        if tool == "search_data_room":
+            rotation = search_arguments(slug, described)
+        # Warm-up, not counted: the embedding model loads on the first query.
+        for arguments in rotation:
+            await _call(client, 0, tool, arguments)
+
+        stats = Stats()
+        issued = 0
+        deadline = time.perf_counter() + seconds
+
+        async def one_client(number: int) -> None:
+            nonlocal issued
+            position = number
+            while time.perf_counter() < deadline and issued < max_calls:
+                issued += 1
+                arguments = rotation[position % len(rotation)]
+                position += 1
+                started = time.perf_counter()
+                try:
+                    response = await client.post("/mcp", json=_rpc(issued, tool, arguments))
+                    problem = _problem(response)
+                    stats.timing(response)
+                except (httpx.HTTPError, ValueError) as exc:
+                    problem = f"{type(exc).__name__}: {exc}"
+                stats.latencies_ms.append((time.perf_counter() - started) * 1000)
+                if problem:
+                    stats.error(problem)
+
+        cpu_before = cpu_seconds()
+        started = time.perf_counter()
+        await asyncio.gather(*(one_client(n) for n in range(clients)))
+        elapsed = time.perf_counter() - started
+        stats.cpu_seconds = cpu_seconds() - cpu_before
+    return stats, elapsed, len(rotation)
+
+
+# --- Setup and teardown ------------------------------------------------------------------
+
+
+def _import_brenalis(note: Note) -> Target:
+    path = BRENALIS / "exemple_data_room.json"
+    if not path.exists():
+        raise CommandError(f"{path} is missing: pass --workspace SLUG of an indexed room.")
+    suffix = secrets.token_hex(3)
+    firm, _ = firm_get_or_create(name=f"Lexroom Bench {suffix}")
+    user, _ = user_get_or_create(
+        email=f"bench-{suffix}@lexroom.local", firm=firm, actor_label="system:bench"
+    )
+    workspace, _ = workspace_create(
+        firm=firm, slug=f"bench-mcp-{suffix}", title="Bench MCP (Brenalis)", owner=user
+    )
+    note(f"importing Brenalis into {workspace.slug} (removed afterwards)")
+    with workspace_scope(workspace):
+        batch, _results = store_dataroom(workspace=workspace, path=path, user=user)
+    run_in_process(workspace=workspace, batch=batch)
+    return Target(workspace, user, throwaway=True)
+
+
+def _existing(slug: str, email: str | None) -> Target:
+    if email:
+        user = User.objects.filter(email=email.strip().lower(), is_active=True).first()
+        if user is None:
+            raise CommandError(f"No active user {email}.")
+        workspace = Workspace.objects.filter(firm_id=user.firm_id, slug=slug).first()
+        if workspace is None:
+            raise CommandError(f"No workspace {slug!r} in {user.email}'s firm.")
+        return Target(workspace, user, throwaway=False)
+    workspaces = list(Workspace.objects.filter(slug=slug))
+    if len(workspaces) != 1:
+        raise CommandError(f"{len(workspaces)} workspaces named {slug!r}: pass --user EMAIL.")
+    workspace = workspaces[0]
+    with workspace_scope(workspace):
+        owner = (
+            Membership.objects.filter(workspace=workspace, role=Role.OWNER)
+            .select_related("user")
+            .order_by("pk")
+            .first()
+        )
+    if owner is None:
+        raise CommandError(f"{slug} has no owner: pass --user EMAIL.")
+    return Target(workspace, owner.user, throwaway=False)
+
+
+def _remove(target: Target) -> None:
+    workspace_purge_throwaway(workspace=target.workspace)
+
+
+def _wait_ready(base_url: str, server: subprocess.Popen[bytes], log_path: Path) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise CommandError(f"The server exited:\n{log_path.read_text()[-2000:]}")
+        try:
+            # No token: a 401 proves the whole stack (routing, MCP app, database) answers.
+            if httpx.post(f"{base_url}/mcp", json={}, timeout=2).status_code == 401:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise CommandError(f"The server did not answer within {READY_TIMEOUT_S} s.")
+
+
+def _start_server(port: int, workers: int, log_path: Path) -> subprocess.Popen[bytes]:
+    # Rate limiter off: we measure the server, not the limiter. Server-Timing on: the
+    # overhead per call comes from the server's own clock.
+    env = {**os.environ, "LEXROOM_TOOL_RATE_PER_MINUTE": "0", "LEXROOM_SERVER_TIMING": "1"}
+    with log_path.open("wb") as log:
+        return subprocess.Popen(  # noqa: S603 - fixed argv, loopback only
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                str(workers),
+                "--no-access-log",
+                # Longer than any pause between two calls of one client: with uvicorn's 5 s
+                # default, a pooled connection closed by the server as the client reuses it
+                # shows up as a spurious ReadError under heavy load.
+                "--timeout-keep-alive",
+                "120",
+                "--log-level",
+                "warning",
+            ],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def _stop_server(server: subprocess.Popen[bytes]) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of ``pid`` and its children (uvicorn's workers), so far."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0.0
+    total = 0.0
+    for process in processes:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:
+            continue  # a worker that just exited
+        total += times.user + times.system
+    return total
+
+
+def _milliseconds(values: list[float], *, p99: bool = False) -> dict[str, float]:
+    ordered = sorted(values)
+    summary = {
+        "p50": round(percentile(ordered, 0.50), 1),
+        "p95": round(percentile(ordered, 0.95), 1),
+    }
+    if p99:
+        summary["p99"] = round(percentile(ordered, 0.99), 1)
+        summary["max"] = round(ordered[-1], 1) if ordered else 0.0
+    return summary
+
+
+def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
+    """Set up, load the server for ``--seconds``, tear down; the report as a dict."""
+    if not 1 <= options["clients"] <= 1000 or not 0 < options["seconds"] <= 3600:
+        raise CommandError("--clients must be 1..1000 and --seconds 0..3600.")
+    # One line per request from httpx would drown the report's progress lines.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    target = (
+        _existing(options["workspace"], options["user"])
+        if options["workspace"]
+        else _import_brenalis(note)
+    )
+    token, raw = token_create(
+        user=target.user, name="bench_mcp", workspaces=[target.workspace], expires_days=1
+    )
+    port = options["port"] or free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    with tempfile.NamedTemporaryFile(prefix="bench_mcp-", suffix=".log", delete=False) as log:
+        log_path = Path(log.name)
+    server = _start_server(port, options["workers"], log_path)
+    try:
+        _wait_ready(base_url, server, log_path)
+        note(f"server on {base_url}; {options['clients']} clients for {options['seconds']} s")
+        stats, elapsed, variants = asyncio.run(
+            _load(
+                base_url=base_url,
+                raw_token=raw,
+                tool=options["tool"],
+                slug=target.workspace.slug,
+                clients=options["clients"],
+                seconds=options["seconds"],
+                max_calls=options["max_calls"],
+                cpu_seconds=lambda: process_cpu_seconds(server.pid),
+            )
+        )
+    finally:
+        _stop_server(server)
+        token_revoke(token=token, actor=target.user)
+        if target.throwaway:
+            _remove(target)
+    calls = len(stats.latencies_ms)
+    return {
+        "clients": options["clients"],
+        "seconds": round(elapsed, 1),
+        "calls": calls,
+        "calls_per_s": round(calls / elapsed, 1) if elapsed else 0.0,
+        "latency_ms": _milliseconds(stats.latencies_ms, p99=True),
+        "overhead_ms": _milliseconds(stats.overheads_ms),
+        "server_cpu_ms_per_call": round(stats.cpu_seconds * 1000 / calls, 2) if calls else 0.0,
+        "errors": stats.errors,
+        "error_samples": stats.error_samples,
+        "tool": options["tool"],
+        "workspace": target.workspace.slug,
+        "argument_variants": variants,
+        "workers": options["workers"],
+        "server_log": str(log_path),
+    }
