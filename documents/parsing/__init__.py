@@ -31,6 +31,7 @@ from documents.parsing._formats import (
     Format,
     ParsedText,
     ParseError,
+    is_container,
     register_format,
     registered_formats,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "ParseError",
     "ParsedText",
     "detect_type",
+    "is_container",
     "iter_zip_members",
     "parse_document",
     "register_format",

@@ -72,6 +72,11 @@ def format_named(name: str) -> Format:
     return _FORMATS[name]
 
 
+def is_container(name: str) -> bool:
+    """Is the format ``name`` an archive or a data room (expanded or imported, not parsed)?"""
+    return _FORMATS[name].parse is None
+
+
 def format_for(filename: str) -> Format | None:
     return _BY_EXTENSION.get(PurePath(filename).suffix.lower())
 

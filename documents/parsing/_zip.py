@@ -90,6 +90,26 @@ def _read_member(
     return bytes(buffer)
 
 
+def _check_totals(members: list[zipfile.ZipInfo], *, budget: _Budget, max_ratio: float) -> None:
+    """Refuse the whole archive on what its directory declares, before inflating anything."""
+    if len(members) > budget.members_left:
+        raise ParseError("zip_too_many_files", gettext("the archive holds too many files"))
+    budget.members_left -= len(members)
+    # Members under the floor escape the per-member ratio test below, so many of them
+    # could still multiply an upload a thousandfold: together they answer to the ratio.
+    small = [info for info in members if info.file_size <= _RATIO_FLOOR_BYTES]
+    declared = sum(info.file_size for info in small)
+    packed = max(sum(info.compress_size for info in small), 1)
+    if declared > _RATIO_FLOOR_BYTES and declared > max_ratio * packed:
+        message = gettext("its small files expand %(ratio).0f times (at most %(limit).0f)")
+        raise ParseError("zip_bomb", message % {"ratio": declared / packed, "limit": max_ratio})
+    # Headers can lie low (caught while reading) but a high declared total is reason
+    # enough to refuse before inflating anything; nested, it is one bad member.
+    if sum(info.file_size for info in members) > budget.bytes_left:
+        message = gettext("the archive declares more bytes than the size limit")
+        raise ParseError("zip_bomb", message)
+
+
 def _iter_archive(
     data: bytes, *, prefix: str, budget: _Budget, max_ratio: float, max_depth: int, depth: int
 ) -> Iterator[tuple[str, bytes | ParseError]]:
@@ -101,22 +121,7 @@ def _iter_archive(
         raise ParseError("corrupt", message % values) from exc
     with archive:
         members = [info for info in archive.infolist() if not info.is_dir()]
-        if len(members) > budget.members_left:
-            raise ParseError("zip_too_many_files", gettext("the archive holds too many files"))
-        budget.members_left -= len(members)
-        # Members under the floor escape the per-member ratio test below, so many of them
-        # could still multiply an upload a thousandfold: together they answer to the ratio.
-        small = [info for info in members if info.file_size <= _RATIO_FLOOR_BYTES]
-        declared = sum(info.file_size for info in small)
-        packed = max(sum(info.compress_size for info in small), 1)
-        if declared > _RATIO_FLOOR_BYTES and declared > max_ratio * packed:
-            message = gettext("its small files expand %(ratio).0f times (at most %(limit).0f)")
-            raise ParseError("zip_bomb", message % {"ratio": declared / packed, "limit": max_ratio})
-        # Headers can lie low (caught while reading) but a high declared total is reason
-        # enough to refuse before inflating anything; nested, it is one bad member.
-        if sum(info.file_size for info in members) > budget.bytes_left:
-            message = gettext("the archive declares more bytes than the size limit")
-            raise ParseError("zip_bomb", message)
+        _check_totals(members, budget=budget, max_ratio=max_ratio)
         for info in members:
             parts = _safe_parts(info.filename)
             if parts is None:

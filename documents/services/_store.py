@@ -70,6 +70,30 @@ def _storage_name(workspace: Workspace, sha256: str, filename: str) -> str:
     return f"originals/{workspace.pk}/{sha256[:2]}/{sha256}" + (f".{suffix}" if suffix else "")
 
 
+def _checked_type(filename: str, data: bytes, media_type: str | None) -> str:
+    """The document's type, or the IngestError that refuses it before anything is stored."""
+    if not data:
+        raise IngestError("empty", gettext("%(file)s: the file is empty.") % {"file": filename})
+    if len(data) > settings.LEXROOM_MAX_UPLOAD_BYTES:
+        limit_mb = settings.LEXROOM_MAX_UPLOAD_BYTES // (1024 * 1024)
+        message = gettext("%(file)s: larger than the %(mb)d MB limit.")
+        raise IngestError("too_large", message % {"file": filename, "mb": limit_mb})
+    if media_type is None:
+        try:
+            media_type = parsing.detect_type(filename, data)
+        except parsing.ParseError as exc:
+            raise IngestError(exc.code, exc.message) from exc
+        if parsing.is_container(media_type):
+            message = gettext(
+                "%(file)s: a %(kind)s file is a container; ingest it as an archive or import it "
+                "as a data room."
+            )
+            raise IngestError(
+                "unsupported", message % {"file": filename, "kind": media_type.upper()}
+            )
+    return media_type
+
+
 @transaction.atomic
 def document_store(
     *,
@@ -87,25 +111,7 @@ def document_store(
 
     Raises :class:`IngestError` (nothing stored) for an empty, oversized or mistyped file.
     """
-    if not data:
-        raise IngestError("empty", gettext("%(file)s: the file is empty.") % {"file": filename})
-    if len(data) > settings.LEXROOM_MAX_UPLOAD_BYTES:
-        limit_mb = settings.LEXROOM_MAX_UPLOAD_BYTES // (1024 * 1024)
-        message = gettext("%(file)s: larger than the %(mb)d MB limit.")
-        raise IngestError("too_large", message % {"file": filename, "mb": limit_mb})
-    if media_type is None:
-        try:
-            media_type = parsing.detect_type(filename, data)
-        except parsing.ParseError as exc:
-            raise IngestError(exc.code, exc.message) from exc
-        if media_type in {"zip", "json"}:
-            message = gettext(
-                "%(file)s: a %(kind)s file is a container; ingest it as an archive or import it "
-                "as a data room."
-            )
-            raise IngestError(
-                "unsupported", message % {"file": filename, "kind": media_type.upper()}
-            )
+    media_type = _checked_type(filename, data, media_type)
     sha256 = hashlib.sha256(data).hexdigest()
     # Serialise reference allocation per workspace (the Workspace row is the lock).
     Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
