@@ -187,7 +187,7 @@ def batch_status(*, batch: IngestBatch) -> BatchStatus:
     documents = Document.objects.filter(workspace_id=batch.workspace_id, pk__in=batch.document_ids)
     counts = dict(
         documents.order_by()
-        .values_list("status")
+        .values("status")
         .annotate(count=Count("id"))
         .values_list("status", "count")
     )
