@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from documents.models import Document, IngestBatch
 from documents.pipeline import refusals, store_uploads
-from documents.selectors import document_get, document_links, document_list
+from documents.selectors import batch_status, document_get, document_links, document_list
 from workspaces.drf import ScopedAPIView
 from workspaces.models import Role, User, Workspace
 from workspaces.selectors import RoleRequired, workspace_get_for_member
@@ -163,17 +163,13 @@ class BatchStatusApi(ScopedAPIView):
         batch = IngestBatch.objects.filter(workspace=workspace, pk=batch_id).first()
         if batch is None:
             return Response({"detail": gettext("No such batch.")}, status=status.HTTP_404_NOT_FOUND)
-        documents = Document.objects.filter(workspace=workspace, pk__in=batch.document_ids)
-        statuses: dict[str, int] = {}
-        for value in documents.values_list("status", flat=True):
-            statuses[value] = statuses.get(value, 0) + 1
+        state = batch_status(batch=batch)
         return Response(
             {
-                "batch_id": batch.pk,
-                "documents": len(batch.document_ids),
-                "statuses": statuses,
-                "done": sum(statuses.get(s, 0) for s in ("embedded", "failed"))
-                == len(batch.document_ids),
-                "refused": batch.errors,
+                "batch_id": state.batch_id,
+                "documents": state.documents,
+                "statuses": state.statuses,
+                "done": state.documents_final,
+                "refused": state.refused,
             }
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +17,13 @@ from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext
 
 from documents import parsing
-from documents.analysis import workspace_analyze
 from documents.models import Document, DocumentStatus, IngestBatch
+from documents.selectors import FINAL_STATUSES, batch_status
 from documents.services import (
+    WORKSPACE_STEPS,
     IngestError,
     StoreResult,
     batch_create,
-    chunks_embed_pending,
     chunks_pending_embedding,
     dataroom_entries,
     dataroom_store,
@@ -36,7 +36,6 @@ from workspaces.tasks import enqueue, live_clusters
 from workspaces.tenancy import workspace_scope
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
-FINAL = {DocumentStatus.EMBEDDED, DocumentStatus.FAILED}
 
 
 @dataclass
@@ -226,7 +225,7 @@ def _to_process(workspace: Workspace, batch: IngestBatch) -> list[int]:
     with workspace_scope(workspace):
         return list(
             Document.objects.filter(pk__in=batch.document_ids)
-            .exclude(status__in=FINAL)
+            .exclude(status__in=FINAL_STATUSES)
             .values_list("pk", flat=True)
             .order_by("pk")
         ) + list(
@@ -259,35 +258,38 @@ def queue_batch(*, workspace: Workspace, batch: IngestBatch) -> int:
 def run_in_process(
     *, workspace: Workspace, batch: IngestBatch, progress: Progress | None = None
 ) -> dict[str, float]:
-    """Process, embed and analyse in this process, with per-stage timings."""
+    """Process, embed and analyse in this process, with per-stage timings.
+
+    The same steps the workers run, each in its own tenant-scoped transaction: the
+    documents' steps, resumed where an earlier run left each one, then the workspace's.
+    """
     timings: dict[str, float] = {}
     pending = _to_process(workspace, batch)
     started = time.perf_counter()
     for done, document_id in enumerate(pending, start=1):
         with workspace_scope(workspace):
-            document_process(workspace_id=workspace.pk, document_id=document_id)
+            document_process(workspace_id=workspace.pk, document_id=document_id, resume=True)
         if progress:
             progress("parse", done, len(pending))
     timings["process"] = time.perf_counter() - started
 
-    started = time.perf_counter()
-    with workspace_scope(workspace):
-        total = chunks_pending_embedding(workspace_id=workspace.pk)
-    done = 0
-    while True:
+    for step in WORKSPACE_STEPS:
+        started = time.perf_counter()
         with workspace_scope(workspace):
-            embedded = chunks_embed_pending(workspace_id=workspace.pk, limit=256)
-        if not embedded:
-            break
-        done += embedded
-        if progress:
-            progress("embed", done, total)
-    timings["embed"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    with workspace_scope(workspace):
-        workspace_analyze(workspace_id=workspace.pk)
-    timings["analyze"] = time.perf_counter() - started
+            # Only the embedding has a backlog to show; the analysis is one round.
+            total = chunks_pending_embedding(workspace_id=workspace.pk) if step.repeat else 0
+        done = 0
+        while True:
+            with workspace_scope(workspace):
+                worked = step.run(workspace.pk)
+            if not worked:
+                break
+            done += worked
+            if progress:
+                progress(step.name, done, total)
+            if not step.repeat:
+                break
+        timings[step.name] = time.perf_counter() - started
     return timings
 
 
@@ -299,16 +301,15 @@ def wait_for_batch(
     poll_seconds: float = 1.0,
     timeout_seconds: float = 24 * 3600,
 ) -> None:
-    """Poll until every document of the batch is embedded or failed."""
+    """Poll until every document of the batch is embedded or failed, and nothing is left to
+    embed in the workspace."""
     deadline = time.monotonic() + timeout_seconds
-    total = len(batch.document_ids)
     while time.monotonic() < deadline:
         with workspace_scope(workspace):
-            final = Document.objects.filter(pk__in=batch.document_ids, status__in=FINAL).count()
-            backlog = chunks_pending_embedding(workspace_id=workspace.pk)
+            state = batch_status(batch=batch)
         if progress:
-            progress("documents", final, total)
-        if final >= total and backlog == 0:
+            progress("documents", state.done, state.documents)
+        if state.finished:
             return
         time.sleep(poll_seconds)
     raise TimeoutError(gettext("The batch did not finish in time; is the worker running?"))
@@ -322,15 +323,7 @@ def batch_report(
     report.already_present = sum(1 for r in results if r.document is not None and not r.created)
     report.refused = refusals(results)
     with workspace_scope(workspace):
-        documents = Document.objects.filter(pk__in=batch.document_ids).order_by("ref")
-        for document in documents:
-            report.statuses[document.status] = report.statuses.get(document.status, 0) + 1
-            if document.status == DocumentStatus.FAILED:
-                report.failures.append(
-                    {
-                        "contract_id": document.ref,
-                        "file": document.filename,
-                        "error": document.status_reason,
-                    }
-                )
+        state = batch_status(batch=batch)
+    report.statuses = dict(state.statuses)
+    report.failures = [asdict(failure) for failure in state.failures]
     return report

@@ -15,9 +15,11 @@ from documents.models import (
     Document,
     DocumentLink,
     DocumentParty,
+    DocumentStatus,
     DuplicateGroup,
     DuplicateMember,
     Entity,
+    IngestBatch,
 )
 from workspaces.models import Workspace
 
@@ -140,4 +142,93 @@ def entity_list(*, workspace: Workspace) -> QuerySet[Entity]:
         Entity.objects.filter(workspace=workspace, merged_into__isnull=True)
         .annotate(document_count=Count("parties__document", distinct=True))
         .order_by("name")
+    )
+
+
+# --- Ingestion progress --------------------------------------------------------------------
+
+# A document is done with ingestion once it is indexed or has failed; anything else is waiting.
+FINAL_STATUSES = (DocumentStatus.EMBEDDED, DocumentStatus.FAILED)
+
+
+def needs_embedding(model_name: str) -> Q:
+    """A chunk without a vector, or with one from another model."""
+    return Q(embedding__isnull=True) | ~Q(embedding_model=model_name)
+
+
+def chunks_pending_embedding(*, workspace_id: int) -> int:
+    """Chunks of the workspace still waiting for a vector of the configured model."""
+    return (
+        Chunk.objects.filter(workspace_id=workspace_id)
+        .filter(needs_embedding(settings.LEXROOM_EMBEDDING_MODEL))
+        .count()
+    )
+
+
+@dataclass(frozen=True)
+class BatchFailure:
+    contract_id: str
+    file: str
+    error: str
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    """Where an ingestion batch stands: what the REST endpoint, the CLI and the web UI show."""
+
+    batch_id: int
+    documents: int  # documents the batch stored (refused files are not documents)
+    statuses: dict[str, int]  # documents per status value, in the statuses' order
+    failures: list[BatchFailure]  # failed documents, by contract id
+    refused: list[dict[str, str]]  # files refused before storage: {file, code, error}
+    # The embedding queue is the workspace's, shared with other batches: the batch is only
+    # finished once it is empty (the workspace analysis runs after it).
+    chunks_awaiting_embedding: int
+
+    @property
+    def done(self) -> int:
+        return sum(self.statuses.get(value, 0) for value in FINAL_STATUSES)
+
+    @property
+    def failed(self) -> int:
+        return self.statuses.get(DocumentStatus.FAILED, 0)
+
+    @property
+    def pending(self) -> int:
+        return self.documents - self.done
+
+    @property
+    def documents_final(self) -> bool:
+        """Every document indexed or failed (the REST ``done`` flag)."""
+        return self.done >= self.documents
+
+    @property
+    def finished(self) -> bool:
+        """Every document final and nothing left to embed: what the CLI waits for."""
+        return self.documents_final and self.chunks_awaiting_embedding == 0
+
+
+def batch_status(*, batch: IngestBatch) -> BatchStatus:
+    """The batch's progress, counted in three queries whatever its size.
+
+    The caller has scoped the transaction to the batch's workspace and checked access to it.
+    """
+    documents = Document.objects.filter(workspace_id=batch.workspace_id, pk__in=batch.document_ids)
+    counts = dict(
+        documents.order_by()
+        .values("status")
+        .annotate(count=Count("id"))
+        .values_list("status", "count")
+    )
+    failed = documents.filter(status=DocumentStatus.FAILED).order_by("ref")
+    return BatchStatus(
+        batch_id=batch.pk,
+        documents=len(batch.document_ids),
+        statuses={value: counts[value] for value in DocumentStatus.values if value in counts},
+        failures=[
+            BatchFailure(contract_id=ref, file=filename, error=reason)
+            for ref, filename, reason in failed.values_list("ref", "filename", "status_reason")
+        ],
+        refused=list(batch.errors),
+        chunks_awaiting_embedding=chunks_pending_embedding(workspace_id=batch.workspace_id),
     )

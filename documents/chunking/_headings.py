@@ -1,33 +1,14 @@
-"""Cut a contract's text into retrieval chunks along its articles.
-
-An article is the unit a lawyer cites ("article 8"), so it is the unit we store: one chunk
-per top-level heading, the text before the first heading as a preamble, and only articles
-longer than `max_chars` cut further (at sub-sections, then paragraphs, lines, sentences).
-Pure functions: no models, no settings.
-"""
+"""Headings: the lines that open an article ("ARTICLE 4 — DURÉE", "Section 4.1", "4. Prix"),
+and which of them are top-level, each starting a chunk."""
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class ChunkDraft:
-    ordinal: int
-    kind: str
-    heading: str
-    article_ref: str
-    text: str
-    char_start: int
-    char_end: int
-    page_start: int
-    page_end: int
-
-
-@dataclass(frozen=True)
-class _Heading:
+class Heading:
     line_start: int  # offset of the heading line, leading indentation included
     text: str
     ref: str
@@ -77,12 +58,6 @@ _SENTENCE_WORDS = frozenset({
     "which", "est", "sont", "sera", "seront", "doit", "doivent", "peut", "peuvent", "que", "qui",
     "engage",
 })  # fmt: skip
-
-_PARAGRAPH_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
-_LINE_BREAK_RE = re.compile(r"\n\s*")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?;:])\s+")
-_SPACE_RE = re.compile(r"\s+")
-_SPLIT_LEVELS = (_PARAGRAPH_BREAK_RE, _LINE_BREAK_RE, _SENTENCE_END_RE, _SPACE_RE)
 
 
 def _roman_to_int(numeral: str) -> int | None:
@@ -212,9 +187,9 @@ def _with_title_from_next_line(heading: str, following: list[str]) -> str:
     return heading
 
 
-def _candidate_headings(text: str) -> list[_Heading]:
+def candidate_headings(text: str) -> list[Heading]:
     """Every line that looks like a heading, whatever its level."""
-    headings: list[_Heading] = []
+    headings: list[Heading] = []
     lines = text.split("\n")
     offset = 0
     for index, raw_line in enumerate(lines):
@@ -234,12 +209,12 @@ def _candidate_headings(text: str) -> list[_Heading]:
             continue
         level = ref.count(".") + 1
         headings.append(
-            _Heading(line_start, " ".join(heading.split()), ref, style, level, index, bare)
+            Heading(line_start, " ".join(heading.split()), ref, style, level, index, bare)
         )
     return _without_lists(headings)
 
 
-def _without_lists(headings: list[_Heading]) -> list[_Heading]:
+def _without_lists(headings: list[Heading]) -> list[Heading]:
     """Drop short numbered lines that sit on consecutive lines: "1. Hardware\n2. Software".
 
     A heading is followed by its clause; a list item by the next item.
@@ -256,7 +231,7 @@ def _ref_key(ref: str) -> tuple[int, ...]:
     return tuple(int(part) for part in ref.split("."))
 
 
-def _top_level(headings: list[_Heading]) -> list[_Heading]:
+def top_level(headings: list[Heading]) -> list[Heading]:
     """The headings that start chunks.
 
     The most explicit style wins ("ARTICLE 4" over "Section 4.1" over "4.1"); a style needs
@@ -273,151 +248,8 @@ def _top_level(headings: list[_Heading]) -> list[_Heading]:
     top = [h for h in by_style[chosen] if h.level == level]
     if chosen != "numbered":
         return top
-    increasing: list[_Heading] = []
+    increasing: list[Heading] = []
     for heading in top:
         if not increasing or _ref_key(heading.ref) > _ref_key(increasing[-1].ref):
             increasing.append(heading)
     return increasing
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def _cuts(text: str, start: int, end: int, level: int, heading_cuts: list[int]) -> list[int]:
-    if level == 0:
-        return [cut for cut in heading_cuts if start < cut < end]
-    pattern = _SPLIT_LEVELS[level - 1]
-    return [m.end() for m in pattern.finditer(text, start, end) if start < m.end() < end]
-
-
-def _pack(
-    text: str, start: int, end: int, budget: int, heading_cuts: list[int], level: int = 0
-) -> list[tuple[int, int]]:
-    """Split [start, end) into contiguous pieces of at most `budget` characters.
-
-    Cut at the coarsest boundary that works (sub-headings, blank lines, lines, sentences,
-    spaces), merging neighbours greedily; only a segment too big on its own goes finer.
-    """
-    if end - start <= budget:
-        return [(start, end)]
-    if level > len(_SPLIT_LEVELS):
-        # One unbroken run of characters: a hard cut is the only option left.
-        return [(cut, min(cut + budget, end)) for cut in range(start, end, budget)]
-    cuts = _cuts(text, start, end, level, heading_cuts)
-    if not cuts:
-        return _pack(text, start, end, budget, heading_cuts, level + 1)
-    pieces: list[tuple[int, int]] = []
-    open_start = open_end = start
-    for seg_start, seg_end in zip([start, *cuts], [*cuts, end], strict=True):
-        if seg_end - seg_start > budget:
-            if open_end > open_start:
-                pieces.append((open_start, open_end))
-            pieces.extend(_pack(text, seg_start, seg_end, budget, heading_cuts, level + 1))
-            open_start = open_end = seg_end
-            continue
-        if seg_end - open_start > budget:
-            pieces.append((open_start, open_end))
-            open_start = seg_start
-        open_end = seg_end
-    if open_end > open_start:
-        pieces.append((open_start, open_end))
-    return pieces
-
-
-def _with_overlap(text: str, piece_start: int, floor: int, overlap: int) -> int:
-    """Move a piece's start back by up to `overlap` characters, to the start of a word."""
-    start = max(floor, piece_start - overlap)
-    if start > 0 and not text[start - 1].isspace():
-        gap = re.search(r"\s", text[start:piece_start])
-        if gap is None:
-            return piece_start
-        start += gap.start()
-    return _trim(text, start, piece_start)[0] if start < piece_start else piece_start
-
-
-def _page_of(page_starts: list[int], offset: int) -> int:
-    return max(1, bisect_right(page_starts, offset))
-
-
-def split_into_chunks(
-    text: str, page_starts: list[int], *, max_chars: int = 2400, overlap_chars: int = 200
-) -> list[ChunkDraft]:
-    """Cut a document's text into chunks: a preamble, then one chunk per top-level article.
-
-    An article longer than `max_chars` becomes several `kind="part"` chunks, cut at its
-    sub-sections first, then at paragraphs, lines and sentences; pieces not cut at a
-    sub-heading repeat the last `overlap_chars` characters of the previous piece. Without
-    any heading the whole text is cut that way. Every non-blank character lands in a chunk.
-    """
-    if max_chars <= 0 or not 0 <= overlap_chars < max_chars:
-        raise ValueError("need max_chars > 0 and 0 <= overlap_chars < max_chars")
-    if not text.strip():
-        return []
-    candidates = _candidate_headings(text)
-    top = _top_level(candidates)
-    top_starts = {heading.line_start for heading in top}
-    heading_cuts = sorted({h.line_start for h in candidates} - top_starts)
-    heading_cut_set = set(heading_cuts)
-    sections: list[tuple[int, int, str, str, str]] = []  # start, end, kind, heading, ref
-    if not top:
-        sections.append((0, len(text), "part", "", ""))
-    else:
-        sections.append((0, top[0].line_start, "preamble", "", ""))
-        ends = [heading.line_start for heading in top[1:]] + [len(text)]
-        sections += [
-            (h.line_start, end, "article", h.text, h.ref) for h, end in zip(top, ends, strict=True)
-        ]
-
-    budget = max_chars - overlap_chars
-    drafts: list[ChunkDraft] = []
-    for raw_start, raw_end, kind, heading, ref in sections:
-        start, end = _trim(text, raw_start, raw_end)
-        if start == end:
-            continue
-        pieces = [(start, end)]
-        if end - start > max_chars:
-            pieces = _pack(text, start, end, budget, heading_cuts)
-            kind = "part" if kind == "article" else kind
-        floor = start
-        for piece_start, piece_end in pieces:
-            chunk_start, chunk_end = _trim(text, piece_start, piece_end)
-            if chunk_start == chunk_end:
-                continue
-            if chunk_start != start and piece_start not in heading_cut_set and overlap_chars:
-                chunk_start = _with_overlap(text, chunk_start, floor, overlap_chars)
-            floor = piece_start
-            drafts.append(
-                ChunkDraft(
-                    ordinal=len(drafts),
-                    kind=kind,
-                    heading=heading,
-                    article_ref=ref,
-                    text=text[chunk_start:chunk_end],
-                    char_start=chunk_start,
-                    char_end=chunk_end,
-                    page_start=_page_of(page_starts, chunk_start),
-                    page_end=_page_of(page_starts, chunk_end - 1),
-                )
-            )
-    return drafts
-
-
-def index_text(chunk: ChunkDraft, *, title: str, parties: list[str], contract_type: str) -> str:
-    """The text to embed and full-text index: document context lines, then the chunk.
-
-    A chunk alone ("The term is five years.") does not say which contract it belongs to;
-    prefixing title, type, parties and heading measurably improves retrieval.
-    """
-    context = " — ".join(part for part in (title.strip(), contract_type.strip()) if part)
-    lines = [context] if context else []
-    named = [party.strip() for party in parties if party.strip()]
-    if named:
-        lines.append("Parties: " + "; ".join(named))
-    if chunk.heading and not chunk.text.startswith(chunk.heading):
-        lines.append(chunk.heading)
-    return "\n".join(lines) + ("\n\n" if lines else "") + chunk.text

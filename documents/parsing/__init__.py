@@ -1,0 +1,54 @@
+"""Turn uploaded bytes into plain text with page offsets, and expand ZIP archives safely.
+
+Pure functions: no models, no settings. Everything that goes wrong with a file comes out as a
+`ParseError` with a stable `code`, so the ingestion pipeline can record it and move on; its
+message is for people, in the active language.
+
+Formats are registered, one module each: ``_pdf``, ``_docx``, ``_html``, ``_text`` (txt,
+md), ``_dataroom`` (json) and ``_zip``; ``_detect`` sniffs the bytes and checks them
+against the extension for every registered format alike. Adding a format is one module
+with its parser and one registration line, then its import below::
+
+    # documents/parsing/_odt.py
+    def _parse_odt(filename: str, data: bytes) -> ParsedText: ...
+
+    register_format(
+        Format(name="odt", extensions=(".odt",), label="ODT", content="binary",
+               sniff=_is_odt, parse=_parse_odt)
+    )
+
+``content="text"`` formats are recognised by decoding (``cp1252=True`` for legacy
+Windows exports, ``sniff`` for a further look); ``parse=None`` marks a container (archive,
+data room) that is expanded or imported, never parsed as one document.
+"""
+
+from __future__ import annotations
+
+# Importing a format module registers it; the order is that of the docs, not significant.
+from documents.parsing import _dataroom, _docx, _html, _pdf, _text, _zip  # noqa: F401
+from documents.parsing._detect import detect_type, parse_document
+from documents.parsing._formats import (
+    Format,
+    ParsedText,
+    ParseError,
+    is_container,
+    register_format,
+    registered_formats,
+)
+from documents.parsing._zip import iter_zip_members
+
+SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
+    extension for fmt in registered_formats() for extension in fmt.extensions
+)
+
+__all__ = [
+    "SUPPORTED_EXTENSIONS",
+    "Format",
+    "ParseError",
+    "ParsedText",
+    "detect_type",
+    "is_container",
+    "iter_zip_members",
+    "parse_document",
+    "register_format",
+]

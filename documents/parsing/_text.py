@@ -1,0 +1,45 @@
+"""Plain text and Markdown: pages at form feeds, as plain-text exports mark them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from documents.parsing._formats import (
+    Format,
+    ParsedText,
+    ParseError,
+    decoded,
+    format_named,
+    join_pages,
+    normalise,
+    register_format,
+)
+
+
+def _parse_plain(filename: str, text: str, media_type: str) -> ParsedText:
+    # Form feeds are how plain-text exports (and pdftotext) mark page boundaries.
+    pages = [normalise(page) for page in text.replace("\r\n", "\n").split("\f")]
+    if not any(page.strip() for page in pages):
+        message = gettext("%(file)s: the file contains no text")
+        raise ParseError("empty", message % {"file": filename})
+    return join_pages(pages, media_type)
+
+
+def _parser(media_type: str) -> Callable[[str, bytes], ParsedText]:
+    def parse(filename: str, data: bytes) -> ParsedText:
+        return _parse_plain(filename, decoded(filename, data, format_named(media_type)), media_type)
+
+    return parse
+
+
+register_format(
+    Format(name="txt", extensions=(".txt",), label=_("text"), content="text", cp1252=True,
+           parse=_parser("txt"))
+)  # fmt: skip
+register_format(
+    Format(name="md", extensions=(".md",), label="Markdown", content="text", cp1252=True,
+           parse=_parser("md"))
+)  # fmt: skip

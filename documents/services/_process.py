@@ -1,0 +1,198 @@
+"""The document's steps: parse, metadata, chunk (declared in order in ``_steps.STEPS``).
+
+Each step takes the document locked by the runner, does its part, saves the document with
+the status it reached and returns it. Each can run again on the same input and write the
+same rows, so a run stopped in the middle is finished by running from the recorded status.
+A refusal (no text, too long) marks the document failed and stops there.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.utils.formats import number_format
+from django.utils.translation import gettext
+
+from documents import chunking, parsing
+from documents.duplicates import minhash_signature, text_fingerprint
+from documents.listeners import chunks_indexed, chunks_removing
+from documents.metrics import timed
+from documents.models import Chunk, Document, DocumentParty, DocumentStatus
+from documents.services._entities import entity_for_party
+from documents.services._metadata import apply_metadata, filename_title, language_of
+from documents.textsearch import chunk_vectors_update
+
+logger = logging.getLogger(__name__)
+
+
+def document_parse(document: Document) -> Document:
+    """Step "parse": the text and its page offsets, or why there is nothing to index."""
+    try:
+        with timed("parse"):
+            parsed = _read_text(document)
+    except parsing.ParseError as exc:
+        return _fail(document, exc.message)
+    except Exception as exc:  # a parser bug must fail this document, not the batch
+        logger.exception("Parsing %s failed", document)
+        message = gettext("Unexpected parsing error: %(error)s: %(detail)s")
+        return _fail(document, message % {"error": exc.__class__.__name__, "detail": exc})
+    document.text = parsed.text
+    document.page_starts = parsed.page_starts
+    document.media_type = document.media_type or parsed.media_type
+    if parsed.needs_ocr or not parsed.text.strip():
+        document.needs_ocr = parsed.needs_ocr
+        return _fail(
+            document,
+            gettext("Needs OCR: the PDF has no text layer.")
+            if parsed.needs_ocr
+            else gettext("No text found."),
+        )
+    if len(parsed.text) > settings.LEXROOM_MAX_DOCUMENT_CHARS:
+        # The original keeps the text; a row of tens of megabytes would serve no one.
+        document.text, document.page_starts = "", []
+        message = gettext(
+            "Too long to index: %(count)s characters, more than the %(limit)s allowed per "
+            "document (setting %(setting)s). The original file is kept."
+        )
+        return _fail(
+            document,
+            _limit_reason(message, count=len(parsed.text), setting="LEXROOM_MAX_DOCUMENT_CHARS"),
+        )
+    # Refused here, before any metadata is read, as every refusal of the text: the chunk step
+    # cuts the text again (it is cheap and pure) rather than carrying the drafts over.
+    with timed("chunk"):
+        drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
+    if len(drafts) > settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT:
+        message = gettext(
+            "Too many passages to index: %(count)s chunks, more than the %(limit)s allowed per "
+            "document (setting %(setting)s). The original file is kept."
+        )
+        return _fail(
+            document,
+            _limit_reason(message, count=len(drafts), setting="LEXROOM_MAX_CHUNKS_PER_DOCUMENT"),
+        )
+    return _reached(document, DocumentStatus.PARSED)
+
+
+def document_metadata_read(document: Document) -> Document:
+    """Step "metadata": language, dates, law, amendment, fingerprints, and the parties linked
+    to their entities (replacing those of an earlier run)."""
+    text = document.text
+    with timed("metadata"):
+        document.language = language_of(text)
+        parties = apply_metadata(document, text)
+        document.text_fingerprint = text_fingerprint(text)
+        document.minhash = minhash_signature(text)
+    with timed("store"):
+        DocumentParty.objects.filter(document=document).delete()
+        for ordinal, (name, siren) in enumerate(parties):
+            entity, entity_warnings = entity_for_party(document, name, siren)
+            document.warnings = [*document.warnings, *entity_warnings]
+            DocumentParty.objects.create(
+                workspace=document.workspace,
+                document=document,
+                entity=entity,
+                name_as_written=name[:300],
+                siren_as_written=siren[:40],
+                ordinal=ordinal,
+            )
+    return _reached(document, DocumentStatus.PARSED)
+
+
+def document_chunk(document: Document) -> Document:
+    """Step "chunk": the chunks (replacing those of an earlier run), findable by full-text at
+    once; the document then waits for embedding (or is done, having nothing to embed)."""
+    with timed("chunk"):
+        drafts = chunking.split_into_chunks(document.text, document.page_starts)
+        party_names = list(
+            DocumentParty.objects.filter(document=document)
+            .order_by("ordinal")
+            .values_list("name_as_written", flat=True)
+        )
+        chunks = [
+            Chunk(
+                workspace=document.workspace,
+                document=document,
+                ordinal=draft.ordinal,
+                kind=draft.kind,
+                heading=draft.heading[:500],
+                article_ref=draft.article_ref[:40],
+                text=draft.text,
+                index_text=chunking.index_text(
+                    draft,
+                    title=document.title or filename_title(document.filename),
+                    parties=party_names,
+                    contract_type=document.contract_type,
+                ),
+                char_start=draft.char_start,
+                char_end=draft.char_end,
+                page_start=draft.page_start,
+                page_end=draft.page_end,
+            )
+            for draft in drafts
+        ]
+    with timed("store"):
+        _chunks_delete(document)
+        Chunk.objects.bulk_create(chunks)
+    with timed("index"):
+        chunk_vectors_update(
+            (
+                chunk.pk,
+                document.language,
+                f"{chunk.index_text[: -len(chunk.text)]}\n{chunk.heading}",
+                chunk.text,
+            )
+            for chunk in chunks
+        )
+        # Findable by full-text now, not once the whole workspace is embedded.
+        chunks_indexed(workspace_id=document.workspace_id, document_id=document.pk)
+    document.effective_end_date = document.end_date
+    return _reached(document, DocumentStatus.CHUNKED if drafts else DocumentStatus.EMBEDDED)
+
+
+def _read_text(document: Document) -> parsing.ParsedText:
+    with default_storage.open(document.original, "rb") as handle:
+        data = handle.read()
+    if document.source == "dataroom":
+        content = str(json.loads(data.decode())["content"])
+        text = content.replace("\r\n", "\n")
+        return parsing.ParsedText(text=text, page_starts=[0], media_type="txt")
+    return parsing.parse_document(document.filename, data)
+
+
+def _reached(document: Document, status: DocumentStatus) -> Document:
+    document.status = status
+    document.status_reason = ""
+    with timed("store"):
+        document.save()
+    return document
+
+
+def _fail(document: Document, reason: str) -> Document:
+    """Mark the document failed. Chunks of an earlier run go: they would still be embedded
+    and searched; the original stays, so nothing stored is lost."""
+    _chunks_delete(document)
+    document.status = DocumentStatus.FAILED
+    document.status_reason = reason
+    document.save()
+    return document
+
+
+def _chunks_delete(document: Document) -> None:
+    """Delete the document's chunks, telling listeners first (while they can still read them)."""
+    chunks = Chunk.objects.filter(document=document)
+    if chunks.exists():
+        chunks_removing(workspace_id=document.workspace_id, document_id=document.pk)
+        chunks.delete()
+
+
+def _limit_reason(message: str, *, count: int, setting: str) -> str:
+    """A refusal (``message``, already translated) with the count, the limit and its setting."""
+    return message % {
+        "count": number_format(count, force_grouping=True),
+        "limit": number_format(getattr(settings, setting), force_grouping=True),
+        "setting": setting,
+    }
