@@ -10,6 +10,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext
 
+from documents.embeddings import embedding_model_name
 from documents.models import (
     Chunk,
     Document,
@@ -160,7 +161,7 @@ def chunks_pending_embedding(*, workspace_id: int) -> int:
     """Chunks of the workspace still waiting for a vector of the configured model."""
     return (
         Chunk.objects.filter(workspace_id=workspace_id)
-        .filter(needs_embedding(settings.LEXROOM_EMBEDDING_MODEL))
+        .filter(needs_embedding(embedding_model_name()))
         .count()
     )
 
