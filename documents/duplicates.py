@@ -133,11 +133,21 @@ def group_duplicates(
         if fingerprint:
             represented.add(fingerprint)
         members_of[doc_id] = by_fingerprint[fingerprint] if fingerprint else [doc_id]
+    candidates.extend(_near_groups(members_of, signatures, threshold))
+    return sorted(candidates, key=_order)
+
+
+def _near_groups(
+    members_of: Mapping[str, list[str]],
+    signatures: Mapping[str, Sequence[int]],
+    threshold: float,
+) -> list[DuplicateCandidate]:
+    """Near-duplicate groups among the representatives (MinHash LSH, then union-find)."""
     minhashes = {rep: _from_signature(signatures[rep]) for rep in members_of}
     sizes = {len(minhash.hashvalues) for minhash in minhashes.values()}
     if len(sizes) != 1:
         # Signatures of different sizes cannot share an index; none at all, nothing to do.
-        return sorted(candidates, key=_order)
+        return []
     lsh = MinHashLSH(threshold=threshold, num_perm=sizes.pop())
     for rep, minhash in minhashes.items():
         lsh.insert(rep, minhash)
@@ -154,6 +164,7 @@ def group_duplicates(
                 near.union(rep, other)
                 edge_scores[(rep, other)] = score
 
+    groups = []
     for group in near.groups():
         members = frozenset(member for rep in group for member in members_of[rep])
         score = min(
@@ -161,8 +172,8 @@ def group_duplicates(
             for (left, right), edge_score in edge_scores.items()
             if left in group and right in group
         )
-        candidates.append(DuplicateCandidate(members, "near", round(score, 4)))
-    return sorted(candidates, key=_order)
+        groups.append(DuplicateCandidate(members, "near", round(score, 4)))
+    return groups
 
 
 def _order(candidate: DuplicateCandidate) -> tuple[str, str]:

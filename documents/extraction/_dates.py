@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
 from datetime import date, timedelta
 from functools import cache
 from typing import Any
@@ -320,6 +321,18 @@ def derive_end_date(text: str, signature_date: date | None) -> Finding | None:
             _, _, end_date, start, end = min(candidates, key=lambda item: item[:2])
             return Finding(end_date, excerpt(text, start, end), family)
 
+    durations = _stated_durations(text, signature_date, in_section)
+    if not durations:
+        return None
+    _, _, (end_date, rule), match = min(durations, key=lambda item: item[:2])
+    return Finding(end_date, excerpt(text, match.start(), match.end()), rule)
+
+
+def _stated_durations(
+    text: str, signature_date: date | None, in_section: Callable[[int], bool]
+) -> list[tuple[bool, int, tuple[date, str], re.Match[str]]]:
+    """Each trusted "for N years/months" with the end it gives: (outside the term section,
+    position, (end, rule), match)."""
     durations: list[tuple[bool, int, tuple[date, str], re.Match[str]]] = []
     for unit in _UNIT_WORD.finditer(text):
         window_start = max(0, unit.start() - 60)
@@ -345,7 +358,4 @@ def derive_end_date(text: str, signature_date: date | None) -> Finding | None:
         counted = _duration_end(text, match, signature_date)
         if counted is not None:
             durations.append((not section, match.start(), counted, match))
-    if not durations:
-        return None
-    _, _, (end_date, rule), match = min(durations, key=lambda item: item[:2])
-    return Finding(end_date, excerpt(text, match.start(), match.end()), rule)
+    return durations
