@@ -20,38 +20,25 @@ _WORD = re.compile(r"\w+")
 MIN_WORD_CHARS = 3  # as search.records.excerpt: short words ("de", "la") are not terms
 
 
-def _folded_with_origins(text: str) -> tuple[str, list[int]]:
-    """``text`` folded, and for each folded character the index of the one it came from
-    (folding can change lengths: "œ" → "oe")."""
-    pieces: list[str] = []
-    origins: list[int] = []
-    for index, char in enumerate(text):
-        piece = fold_accents(char, casefold=True)
-        pieces.append(piece)
-        origins.extend([index] * len(piece))
-    return "".join(pieces), origins
-
-
 def highlight_terms(text: str, query: str | None) -> SafeString:
-    """``text`` escaped, each word starting with a query term wrapped in ``<mark>``."""
-    terms = tuple(
-        {
-            w
-            for w in _WORD.findall(fold_accents(query or "", casefold=True))
-            if len(w) >= MIN_WORD_CHARS
-        }
-    )
+    r"""``text`` escaped, each word starting with a query term wrapped in ``<mark>``.
+
+    Words are found in the text as written (``\w`` matches accented letters) and folded one
+    by one, so a mark always covers a whole original word.
+    """
+    words = _WORD.findall(fold_accents(query or "", casefold=True))
+    terms = tuple({word for word in words if len(word) >= MIN_WORD_CHARS})
     if not terms:
         return escape(text)
-    folded, origins = _folded_with_origins(text)
     parts: list[str] = []
     done = 0
-    for match in _WORD.finditer(folded):
-        if not match.group().startswith(terms):
+    for match in _WORD.finditer(text):
+        word = match.group()
+        folded = word.lower() if word.isascii() else fold_accents(word, casefold=True)
+        if not folded.startswith(terms):
             continue
-        start, end = origins[match.start()], origins[match.end() - 1] + 1
-        parts += [escape(text[done:start]), "<mark>", escape(text[start:end]), "</mark>"]
-        done = end
+        parts += [escape(text[done : match.start()]), "<mark>", escape(word), "</mark>"]
+        done = match.end()
     parts.append(escape(text[done:]))
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text above is escaped
 

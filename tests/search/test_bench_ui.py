@@ -15,6 +15,7 @@ from search.views import parse_search_request
 from workspaces.models import Workspace
 
 PAGES = {
+    "describe_selector",
     "search_filters_selector",
     "search_filters_page",
     "search_query_selector",
