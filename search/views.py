@@ -128,7 +128,8 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
         ),
         "first_url": _page_url(request.GET, 0),
     }
-    if request.htmx and results is not None and not past_the_end:  # type: ignore[attr-defined]
+    # "Load more" (htmx) gets the next hits only; an error is a full page (htmx swaps no 400).
+    if request.htmx and error is None:  # type: ignore[attr-defined]
         return render(request, "search/search.html#hits-page", context)
     context["room"] = describe_data_room(workspace=workspace)
     return render(request, "search/search.html", context, status=400 if error else 200)
