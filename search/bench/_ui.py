@@ -17,11 +17,9 @@ from django.test.utils import override_settings
 from django.urls import reverse
 
 from documents.bench import BENCH_EMAIL, bench_workspace_release
-from documents.embeddings import get_encoder
 from documents.models import Chunk, Document, Entity
 from search.bench._latency import summary, timed
-from search.bench._plan import plan_data_room
-from search.bench._run import _prepare, _workspace
+from search.bench._run import _prepare, _workspace, open_room
 from search.bench._workload import make_filters, make_queries
 from search.filters import parse_filters
 from search.paging import Page
@@ -62,14 +60,12 @@ def url_params(filters: dict[str, Any]) -> dict[str, list[str] | str]:
 
 def run_ui_bench(options: UiBenchOptions, reporter: Reporter) -> dict[str, Any]:
     """Build (or reuse) the room, then time each page ``options.requests`` times."""
-    encoder = get_encoder()
-    encoder.encode(["warm-up: limitation de responsabilité"])
-    plan = plan_data_room(
+    encoder, plan, slug = open_room(
+        "bench-ui",
         contracts=options.contracts,
         chunks_per_contract=options.chunks_per_contract,
         seed=options.seed,
     )
-    slug = f"bench-ui-{options.contracts}x{options.chunks_per_contract}-{options.seed}"
     workspace, reused = _workspace(slug, plan, reuse=options.reuse, reporter=reporter)
     try:
         _prepare(workspace, plan, encoder, reused, "512MB", reporter)
