@@ -149,3 +149,13 @@ def test_search_page_queries_do_not_grow_with_results(
 def test_invalid_arguments_error_is_raised_for_malformed_offset():
     with pytest.raises(InvalidSearchArguments):
         parse_search_request(QueryDict("offset=deux"))
+
+
+def test_a_contract_an_amendment_moved_out_of_the_window_is_listed_with_why(
+    brenalis_room: BrenalisRoom,
+):
+    # c09 ended 2026-06-30; its amendment c18 extends it to 2028-06-30.
+    page = _search(brenalis_room, {"ends_before": "2026-12-31"}).content.decode()
+    section = page.split('id="excluded-by-amendment"', 1)[1].split("</section>", 1)[0]
+    assert "c09" in section and "c18" in section
+    assert 'id="hit-c09"' not in page
