@@ -23,5 +23,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("", include("documents.urls")),
+    path("", include("search.urls")),
     path("", include("workspaces.urls")),
 ]

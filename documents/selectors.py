@@ -92,6 +92,25 @@ def chunk_page(
     )
 
 
+def chunk_page_cursor(
+    *, chunks: QuerySet[Chunk], chunk_id: int, size: int | None = None
+) -> tuple[bool, int | None]:
+    """Where the page of ``chunks`` holding ``chunk_id`` starts: ``(found, after)``, ``after``
+    being the cursor :func:`chunk_page` takes. The pages are the ones "next" links walk
+    (``size`` articles each from the first), so a citation opens the page a reader would
+    reach. A chunk not among ``chunks`` (another document's) gives ``(False, None)``."""
+    size = size or settings.LEXROOM_ARTICLES_PER_PAGE
+    chunks = chunks.order_by("ordinal")
+    ordinal = chunks.filter(pk=chunk_id).values_list("ordinal", flat=True).first()
+    if ordinal is None:
+        return False, None
+    before = chunks.filter(ordinal__lt=ordinal).count()
+    if before < size:
+        return True, None
+    page_start = (before // size) * size
+    return True, chunks.values_list("ordinal", flat=True)[page_start - 1]
+
+
 def amendment_links(*, document_ids: Iterable[int]) -> dict[int, dict[str, list[DocumentLink]]]:
     """For each document: the links where it amends another ("amends") and where another
     amends it ("amended_by"), both ends loaded, ordered by the amending contract's id."""
@@ -135,6 +154,21 @@ def duplicate_groups(*, workspace: Workspace) -> list[tuple[DuplicateGroup, list
     return [
         (group, [document.ref for document in documents])
         for group, documents in duplicate_group_members(workspace=workspace)
+    ]
+
+
+def document_duplicates(*, document: Document) -> list[tuple[DuplicateGroup, list[Document]]]:
+    """The duplicate groups ``document`` belongs to, each with its other contracts."""
+    group_ids = DuplicateMember.objects.filter(document=document).values("group_id")
+    groups = {g.pk: g for g in DuplicateGroup.objects.filter(pk__in=group_ids).order_by("pk")}
+    others: dict[int, list[Document]] = {pk: [] for pk in groups}
+    rows = DuplicateMember.objects.filter(group_id__in=list(groups)).exclude(document=document)
+    for member in rows.select_related("document").only(
+        "group", *(f"document__{f}" for f in _MEMBER_FIELDS)
+    ):
+        others[member.group_id].append(member.document)
+    return [
+        (group, sorted(others[pk], key=lambda other: other.ref)) for pk, group in groups.items()
     ]
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_POST
@@ -14,7 +17,9 @@ from django.views.decorators.http import require_POST
 from documents.pipeline import store_uploads
 from documents.selectors import (
     chunk_page,
+    chunk_page_cursor,
     document_chunks,
+    document_duplicates,
     document_get,
     document_links,
     document_list,
@@ -87,21 +92,68 @@ def document_upload(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def document_detail(request: HttpRequest, slug: str, ref: str) -> HttpResponse:
+    """One contract: its facts and where they came from, links, duplicates, articles.
+
+    ``?article=<chunk id>`` (a citation) opens the page of articles holding that chunk, with
+    it marked; a chunk of another document is ignored (nothing about it leaks).
+    """
     user = _user(request)
     workspace = workspace_get_for_member(user=user, slug=slug)
     document = document_get(workspace=workspace, ref=ref)
-    after = _cursor(request.GET.get("after"))
+    chunks = document_chunks(document=document)
+    cited = _cursor(request.GET.get("article"))
+    found, after = (
+        chunk_page_cursor(chunks=chunks, chunk_id=cited) if cited is not None else (False, None)
+    )
+    if not found:
+        cited, after = None, _cursor(request.GET.get("after"))
     context = {
         "workspace": workspace,
         "document": document,
-        "articles": chunk_page(chunks=document_chunks(document=document), after=after),
+        "articles": chunk_page(chunks=chunks, after=after),
+        "cited": cited,
         "links": document_links(document=document),
+        "duplicates": document_duplicates(document=document),
     }
     return render(request, "documents/detail.html", context)
 
 
+# What the stored original is served as, by the type detected at upload.
+CONTENT_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "txt": "text/plain; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+}
+
+
+@login_required
+def document_original(request: HttpRequest, slug: str, ref: str) -> FileResponse:
+    """The stored original, as an attachment (never rendered inline: it is untrusted)."""
+    user = _user(request)
+    workspace = workspace_get_for_member(user=user, slug=slug)
+    document = document_get(workspace=workspace, ref=ref)
+    filename, content_type = document.filename, CONTENT_TYPES.get(document.media_type)
+    if document.source == "dataroom":  # stored as the data room's JSON entry
+        filename, content_type = f"{PurePath(filename).stem}.json", "application/json"
+    try:
+        original = default_storage.open(document.original, "rb")
+    except (FileNotFoundError, SuspiciousFileOperation):
+        raise Http404(gettext("The original file is missing.")) from None
+    response = FileResponse(
+        original,
+        as_attachment=True,
+        filename=filename,
+        content_type=content_type or "application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
 def _cursor(raw: str | None) -> int | None:
-    """``?after=<ordinal>`` of the articles' pages; anything else starts from the top."""
+    """A non-negative integer from the URL (``?after=<ordinal>``, ``?article=<chunk id>``);
+    anything else is None (the top of the articles, nothing cited)."""
     try:
         value = int(raw or "")
     except ValueError:

@@ -4,10 +4,13 @@ plus a second firm, all on the real embedded Postgres with row-level security on
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from django.test import Client, override_settings
 
 from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
@@ -92,3 +95,34 @@ def outsider_client(room: Room) -> Client:
 @pytest.fixture
 def foreigner_client(room: Room) -> Client:
     return login(room.foreigner)
+
+
+@dataclass
+class BrenalisRoom:
+    """The Brenalis demo data room, ingested once per test module, with its people."""
+
+    workspace: Workspace
+    owner: User
+    viewer: User
+    outsider: User  # same firm, not a member
+
+
+@pytest.fixture(scope="module")
+def brenalis_room(django_db_setup, django_db_blocker, request) -> Iterator[BrenalisRoom]:
+    from documents.services import workspace_purge_throwaway
+
+    path = shared_data("dataroom-brenalis", "exemple_data_room.json")
+    slug = "brenalis-" + request.module.__name__.rsplit(".", 1)[-1].replace("_", "-")[:40]
+    email = f"owner@{slug}.test"
+    with django_db_blocker.unblock():
+        call_command("create_workspace", slug, "--owner", email, "--firm", slug, stdout=StringIO())
+        call_command(
+            "import_dataroom", str(path), "--workspace", slug, "--in-process", stdout=StringIO()
+        )
+        workspace = Workspace.objects.get(slug=slug)
+        owner = User.objects.get(email=email)
+        viewer = UserFactory(firm=owner.firm, email=f"viewer@{slug}.test")
+        make_membership(workspace=workspace, user=viewer, role=Role.VIEWER)
+        outsider = UserFactory(firm=owner.firm, email=f"outsider@{slug}.test")
+        yield BrenalisRoom(workspace, owner, viewer, outsider)
+        workspace_purge_throwaway(workspace=workspace)

@@ -141,6 +141,8 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/documents/": PAGE_MEMBER,
     "w/<slug:slug>/documents/upload/": PAGE_UPLOAD,
     "w/<slug:slug>/documents/<str:ref>/": PAGE_MEMBER,
+    "w/<slug:slug>/documents/<str:ref>/original/": PAGE_MEMBER,  # a download, same check
+    "w/<slug:slug>/search/": PAGE_MEMBER,
     "admin/": ADMIN,
     "admin/login/": ADMIN_LOGIN,
     "admin/logout/": ADMIN_LOGOUT,

@@ -4,7 +4,8 @@ millions of chunks) and the real search code timed on them.
 Parts: ``_vocabulary`` (the legal vocabulary, from ``vocabulary.json``), ``_plan`` (what a
 room holds), ``_corpus`` (sentences and clustered vectors), ``_write`` (ORM and binary COPY),
 ``_indexes`` (the shared GIN and HNSW indexes, dropped and rebuilt), ``_workload`` (seeded
-queries and filters), ``_latency``, ``_explain``, and ``_run`` (one run, end to end).
+queries and filters), ``_latency``, ``_explain``, ``_run`` (one run, end to end), and
+``_ui`` (the HTML pages over the same room, behind ``bench_ui``).
 Runtime code never imports this package.
 """
 
@@ -23,6 +24,7 @@ from search.bench._indexes import GIN_INDEX, SharedIndexes, hnsw_definition, hns
 from search.bench._latency import MEASURED
 from search.bench._plan import Plan, PlannedDocument, plan_data_room
 from search.bench._run import MAX_CHUNKS, TARGETS, SearchBenchOptions, run_search_bench
+from search.bench._ui import UiBenchOptions, run_ui_bench, url_params
 from search.bench._vocabulary import THEMES, Theme
 from search.bench._workload import make_filters, make_queries
 from search.bench._write import CHUNK_BATCH_ROWS, complete, write_chunks, write_metadata
@@ -43,6 +45,7 @@ __all__ = [
     "SharedIndexes",
     "Theme",
     "Topic",
+    "UiBenchOptions",
     "complete",
     "hnsw_definition",
     "hnsw_index_name",
@@ -51,7 +54,9 @@ __all__ = [
     "make_topics",
     "plan_data_room",
     "run_search_bench",
+    "run_ui_bench",
     "topic_centroids",
+    "url_params",
     "vector_rows",
     "write_chunks",
     "write_metadata",

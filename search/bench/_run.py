@@ -50,14 +50,12 @@ def run_search_bench(options: SearchBenchOptions, reporter: Reporter) -> dict[st
     The result is the ``bench_search --json`` object. Raises :class:`BenchRefused` when
     the room's workspace exists and ``reuse`` is off.
     """
-    encoder = get_encoder()
-    encoder.encode(["warm-up: limitation de responsabilité"])
-    plan = plan_data_room(
+    encoder, plan, slug = open_room(
+        "bench-search",
         contracts=options.contracts,
         chunks_per_contract=options.chunks_per_contract,
         seed=options.seed,
     )
-    slug = f"bench-search-{options.contracts}x{options.chunks_per_contract}-{options.seed}"
     workspace, reused = _workspace(slug, plan, reuse=options.reuse, reporter=reporter)
     try:
         generate_s, index_build_s = _prepare(
@@ -91,6 +89,16 @@ def run_search_bench(options: SearchBenchOptions, reporter: Reporter) -> dict[st
         },
         "explain": plan_explained,
     }
+
+
+def open_room(
+    prefix: str, *, contracts: int, chunks_per_contract: int, seed: int
+) -> tuple[Encoder, Plan, str]:
+    """The warmed-up encoder, the seeded room's plan and its workspace slug (``prefix-NxM-S``)."""
+    encoder = get_encoder()
+    encoder.encode(["warm-up: limitation de responsabilité"])
+    plan = plan_data_room(contracts=contracts, chunks_per_contract=chunks_per_contract, seed=seed)
+    return encoder, plan, f"{prefix}-{contracts}x{chunks_per_contract}-{seed}"
 
 
 def _workspace(slug: str, plan: Plan, *, reuse: bool, reporter: Reporter) -> tuple[Workspace, bool]:
