@@ -3,7 +3,7 @@ an upload's progress, one document."""
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -58,6 +58,15 @@ def _user(request: HttpRequest) -> User:
     return cast(User, request.user)
 
 
+def _page_or_partial(
+    request: HttpRequest, template: str, partial: str, context: dict[str, Any]
+) -> HttpResponse:
+    """The whole page, or for an htmx request (a poll) only its ``{% partialdef %}``."""
+    if request.htmx:  # type: ignore[attr-defined]
+        template = f"{template}#{partial}"
+    return render(request, template, context)
+
+
 @login_required
 def document_index(request: HttpRequest, slug: str) -> HttpResponse:
     """The workspace dashboard (``/w/<slug>/``, also ``/w/<slug>/documents/``): the documents
@@ -89,10 +98,7 @@ def document_index(request: HttpRequest, slug: str) -> HttpResponse:
         "ellipsis": paginator.ELLIPSIS,
         "members": workspace_members(workspace=workspace),
     }
-    template = "documents/index.html"
-    if request.htmx:  # type: ignore[attr-defined]
-        template += "#document-table"
-    return render(request, template, context)
+    return _page_or_partial(request, "documents/index.html", "document-table", context)
 
 
 @login_required
@@ -132,10 +138,7 @@ def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse
         "status": batch_status(batch=batch),
         "files": batch_files(batch=batch),
     }
-    template = "documents/batch.html"
-    if request.htmx:  # type: ignore[attr-defined]
-        template += "#batch-progress"
-    return render(request, template, context)
+    return _page_or_partial(request, "documents/batch.html", "batch-progress", context)
 
 
 @login_required
