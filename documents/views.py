@@ -74,7 +74,10 @@ def document_index(request: HttpRequest, slug: str) -> HttpResponse:
     is being processed."""
     user = _user(request)
     workspace = workspace_get_for_member(user=user, slug=slug)
-    role = membership_role(user=user, workspace=workspace)
+    # workspace_get_for_member read the user's role with the workspace (no second query).
+    role = getattr(workspace, "member_role", None) or membership_role(
+        user=user, workspace=workspace
+    )
     form = DocumentFilterForm(request.GET, choices=filter_choices(workspace=workspace))
     problems = form.problems()
     asked = form.page_number()
