@@ -298,6 +298,9 @@ class IngestBatch(models.Model):
     errors = models.JSONField(
         default=list, blank=True
     )  # [{"file": ..., "code": ..., "error": ...}]
+    # What became of each stored file, in upload order: [{"file", "document_id", "created"}]
+    # ("created": false when the same bytes were already in the workspace).
+    files = models.JSONField(default=list, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -30,14 +30,18 @@ class DocumentNotFound(Http404):
         super().__init__(gettext("No such document."))
 
 
-def document_list(*, workspace: Workspace) -> QuerySet[Document]:
-    parties = Prefetch(
+def parties_prefetch() -> Prefetch[str]:
+    """A document's parties with their entities, in the contract's order (one query)."""
+    return Prefetch(
         "parties", queryset=DocumentParty.objects.select_related("entity").order_by("ordinal")
     )
+
+
+def document_list(*, workspace: Workspace) -> QuerySet[Document]:
     return (
         Document.objects.filter(workspace=workspace)
         .defer("text", "minhash", "page_starts")
-        .prefetch_related(parties)
+        .prefetch_related(parties_prefetch())
         .annotate(chunk_count=Count("chunks"))
         .order_by("ref")
     )

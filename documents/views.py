@@ -1,9 +1,10 @@
-"""HTML pages: a workspace's documents (with upload), one document."""
+"""HTML pages: home (the user's workspaces), a workspace's dashboard, the upload page and
+an upload's progress, one document."""
 
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import cast
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -11,83 +12,151 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext, ngettext
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_http_methods
 
+from documents.dashboard import (
+    batch_files,
+    batch_get,
+    document_table,
+    filter_choices,
+    workspace_overview_for_user,
+)
+from documents.forms import DocumentFilterForm
 from documents.pipeline import store_uploads
 from documents.selectors import (
+    batch_status,
     chunk_page,
     chunk_page_cursor,
     document_chunks,
     document_duplicates,
     document_get,
     document_links,
-    document_list,
-    duplicate_groups,
 )
 from workspaces.models import Role, User
-from workspaces.selectors import RoleRequired, membership_role, workspace_get_for_member
+from workspaces.selectors import (
+    RoleRequired,
+    membership_role,
+    workspace_get_for_member,
+    workspace_members,
+)
 
 MAX_FILES_PER_UPLOAD = 200
-MAX_NAMES_SHOWN = 20  # a 2,000-member ZIP gives a few messages, not a page of them
+UPLOADERS = (Role.OWNER, Role.EDITOR)
+# The dashboard's columns: sort key (None: not sortable) and heading.
+COLUMNS = (
+    ("ref", _("Ref.")),
+    ("title", _("Title")),
+    ("contract_type", _("Type")),
+    (None, _("Parties")),
+    ("signature_date", _("Signed")),
+    ("effective_end_date", _("Ends")),
+    ("governing_law", _("Law")),
+    ("status", _("Status")),
+    (None, _("Warnings")),
+    (None, _("Amendments and duplicates")),
+)
 
 
 def _user(request: HttpRequest) -> User:
     return cast(User, request.user)
 
 
-@login_required
-def document_index(request: HttpRequest, slug: str) -> HttpResponse:
-    user = _user(request)
-    workspace = workspace_get_for_member(user=user, slug=slug)
-    role = membership_role(user=user, workspace=workspace)
-    context = {
-        "workspace": workspace,
-        "documents": document_list(workspace=workspace),
-        "duplicates": duplicate_groups(workspace=workspace),
-        "can_upload": role in (Role.OWNER, Role.EDITOR),
-    }
-    template = "documents/index.html"
+def _page_or_partial(
+    request: HttpRequest, template: str, partial: str, context: dict[str, Any]
+) -> HttpResponse:
+    """The whole page, or for an htmx request (a poll) only its ``{% partialdef %}``."""
     if request.htmx:  # type: ignore[attr-defined]
-        template += "#document-table"
+        template = f"{template}#{partial}"
     return render(request, template, context)
 
 
 @login_required
-@require_POST
+def document_index(request: HttpRequest, slug: str) -> HttpResponse:
+    """The workspace dashboard (``/w/<slug>/``, also ``/w/<slug>/documents/``): the documents
+    table, filtered, sorted and paged from the URL; htmx polls the table while some document
+    is being processed."""
+    user = _user(request)
+    workspace = workspace_get_for_member(user=user, slug=slug)
+    # workspace_get_for_member read the user's role with the workspace (no second query).
+    role = getattr(workspace, "member_role", None) or membership_role(
+        user=user, workspace=workspace
+    )
+    form = DocumentFilterForm(request.GET, choices=filter_choices(workspace=workspace))
+    problems = form.problems()
+    asked = form.page_number()
+    table = document_table(workspace=workspace, filters=form.filters(), page_number=asked)
+    paginator = table.page.paginator
+    if asked > table.page.number:
+        message = gettext("There is no page %(asked)d: showing page %(page)d of %(pages)d.")
+        problems.append(
+            message % {"asked": asked, "page": table.page.number, "pages": paginator.num_pages}
+        )
+    context = {
+        "workspace": workspace,
+        "role": Role(role).label if role else "",
+        "can_upload": role in UPLOADERS,
+        "form": form,
+        "filters": form.filters(),
+        "problems": problems,
+        "columns": COLUMNS,
+        "table": table,
+        "page_links": paginator.get_elided_page_range(table.page.number),
+        "ellipsis": paginator.ELLIPSIS,
+        "members": workspace_members(workspace=workspace),
+    }
+    return _page_or_partial(request, "documents/index.html", "document-table", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
 def document_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    """The upload page; its POST stores the files, queues them and goes to the batch's page."""
     user = _user(request)
     try:
         workspace = workspace_get_for_member(user=user, slug=slug, min_role=Role.EDITOR)
     except RoleRequired as exc:
         return HttpResponse(str(exc), status=403)
+    if request.method == "GET":
+        return render(request, "documents/upload.html", {"workspace": workspace})
     files = request.FILES.getlist("files")
     if not files:
         messages.error(request, gettext("Choose at least one file."))
-        return redirect("document_index", slug=slug)
+        return redirect("document_upload", slug=slug)
     if len(files) > MAX_FILES_PER_UPLOAD:
         message = gettext("At most %(count)d files per upload (use a ZIP).")
         messages.error(request, message % {"count": MAX_FILES_PER_UPLOAD})
-        return redirect("document_index", slug=slug)
-    _, results = store_uploads(workspace=workspace, uploads=files, user=user, label="web upload")
-    stored = [r.name for r in results if r.document is not None]
-    if stored:
-        shown = ", ".join(stored[:MAX_NAMES_SHOWN])
-        if len(stored) > MAX_NAMES_SHOWN:
-            shown += " " + gettext("and %(count)d more") % {"count": len(stored) - MAX_NAMES_SHOWN}
-        message = ngettext(
-            "%(count)d file stored and queued for processing: %(names)s",
-            "%(count)d files stored and queued for processing: %(names)s",
-            len(stored),
-        )
-        messages.success(request, message % {"count": len(stored), "names": shown})
-    refused = [r.error for r in results if r.error]
-    for error in refused[:MAX_NAMES_SHOWN]:
-        messages.error(request, gettext("Refused: %(error)s") % {"error": error})
-    if len(refused) > MAX_NAMES_SHOWN:
-        more = len(refused) - MAX_NAMES_SHOWN
-        messages.error(request, gettext("and %(count)d more refused") % {"count": more})
-    return redirect("document_index", slug=slug)
+        return redirect("document_upload", slug=slug)
+    batch, _ = store_uploads(workspace=workspace, uploads=files, user=user, label="web upload")
+    return redirect("batch_detail", slug=slug, batch_id=batch.pk)
+
+
+@login_required
+def batch_detail(request: HttpRequest, slug: str, batch_id: int) -> HttpResponse:
+    """An upload's progress: each file's result, then its documents' processing, polled by
+    htmx every second until the batch is finished."""
+    workspace = workspace_get_for_member(user=_user(request), slug=slug)
+    batch = batch_get(workspace=workspace, batch_id=batch_id)
+    if batch is None:
+        raise Http404(gettext("No such upload."))
+    context = {
+        "workspace": workspace,
+        "batch": batch,
+        "status": batch_status(batch=batch),
+        "files": batch_files(batch=batch),
+    }
+    return _page_or_partial(request, "documents/batch.html", "batch-progress", context)
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    """The user's workspaces: their role, documents, last upload and ingestion state."""
+    workspaces = [
+        (workspace, Role(workspace.member_role).label)  # type: ignore[attr-defined]
+        for workspace in workspace_overview_for_user(user=_user(request))
+    ]
+    return render(request, "documents/home.html", {"workspaces": workspaces})
 
 
 @login_required

@@ -6,6 +6,10 @@
 // where the text is selectable by hand. When the clipboard API is refused (plain http on
 // another host than localhost, or no permission), the text is selected instead and the
 // person is told to press Ctrl+C. The result is announced in the next .copy-status (role=status).
+//
+// Drop zones: <label class="dropzone" data-dropzone for="ID"> is the label of the file input
+// #ID (a click or the keyboard on the input opens the chooser, with or without this script);
+// files dropped on it fill the input, and the chosen names are listed in its aria-describedby.
 "use strict";
 
 function selectContents(source) {
@@ -38,9 +42,35 @@ async function copyFrom(button) {
   if (status) status.textContent = message;
 }
 
+function showChosen(input) {
+  const list = document.getElementById(input.getAttribute("aria-describedby") || "");
+  if (list) list.textContent = Array.from(input.files, (file) => file.name).join(", ");
+}
+
+function enableDropZone(zone) {
+  const input = document.getElementById(zone.htmlFor);
+  if (!input) return;
+  const over = (event) => {
+    event.preventDefault();
+    zone.classList.add("dragover");
+  };
+  zone.addEventListener("dragenter", over);
+  zone.addEventListener("dragover", over);
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragover"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("dragover");
+    if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+    input.files = event.dataTransfer.files;
+    showChosen(input);
+  });
+  input.addEventListener("change", () => showChosen(input));
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("button[data-copy]")) {
     button.hidden = false;
     button.addEventListener("click", () => copyFrom(button));
   }
+  for (const zone of document.querySelectorAll("label[data-dropzone]")) enableDropZone(zone);
 });

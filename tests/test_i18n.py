@@ -111,23 +111,27 @@ def test_document_page_labels_and_statuses_follow_the_language(room: Room):
     assert "No articles (yet)." in english
 
 
-def _refused_upload(user: User) -> list[str]:
+def _refused_upload(user: User) -> tuple[list[str], str]:
+    """The refusals the upload's page lists (written at upload time), and the page."""
     refused = {"files": [SimpleUploadedFile("outil.exe", b"MZ binary")]}
     response = login(user).post("/w/deal-alpha/documents/upload/", refused, follow=True)
-    return [str(message) for message in response.context["messages"]]
+    return [file.error for file in response.context["files"]], response.content.decode()
 
 
 def test_upload_messages_are_in_the_users_language(room: Room):
-    messages = _refused_upload(room.owner)
-    assert messages == [
-        f"Refusé{NBSP}: outil.exe{NBSP}: type de fichier .exe non pris en charge{NBSP}; "
+    refused, page = _refused_upload(room.owner)
+    assert refused == [
+        f"outil.exe{NBSP}: type de fichier .exe non pris en charge{NBSP}; "
         f"types acceptés{NBSP}: .docx, .htm, .html, .json, .md, .pdf, .txt, .zip"
     ]
+    assert f"Refusé{NBSP}:" in page
     _speak(room.editor, "en")
-    assert _refused_upload(room.editor) == [
-        "Refused: outil.exe: unsupported file type .exe; supported: "
+    refused, page = _refused_upload(room.editor)
+    assert refused == [
+        "outil.exe: unsupported file type .exe; supported: "
         ".docx, .htm, .html, .json, .md, .pdf, .txt, .zip"
     ]
+    assert "Refused:" in page
 
 
 # --- Admin ---------------------------------------------------------------------------------

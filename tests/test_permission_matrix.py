@@ -139,7 +139,9 @@ ROUTES: dict[str, dict[str, str]] = {
     "tokens/<int:token_id>/revoke/": PAGE_OWNER_ONLY,  # GET: the confirmation page
     "language/": POST_ONLY,  # a POST form; GET is refused
     "w/<slug:slug>/documents/": PAGE_MEMBER,
-    "w/<slug:slug>/documents/upload/": PAGE_UPLOAD,
+    "w/<slug:slug>/documents/upload/": PAGE_UPLOAD,  # the POST; its GET: test_upload_page.py
+    # An upload's progress: any member (it names files and documents they may read anyway).
+    "w/<slug:slug>/batches/<int:batch_id>/": PAGE_MEMBER,
     "w/<slug:slug>/documents/<str:ref>/": PAGE_MEMBER,
     "w/<slug:slug>/documents/<str:ref>/original/": PAGE_MEMBER,  # a download, same check
     "w/<slug:slug>/search/": PAGE_MEMBER,

@@ -5,8 +5,6 @@ from django.urls import path
 from workspaces import views
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("w/<slug:slug>/", views.workspace_detail, name="workspace_detail"),
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke_page, name="token_revoke"),
     path("language/", views.language_switch, name="language_switch"),

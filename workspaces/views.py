@@ -1,5 +1,5 @@
-"""HTML pages of the tenancy app: the workspaces, one workspace, the user's personal access
-tokens, and the language switch of the top bar."""
+"""HTML pages of the tenancy app: the user's personal access tokens and the language switch of
+the top bar (home and the workspace dashboard read documents: they live in documents.views)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from workspaces.forms import LanguageForm, TokenCreateForm
-from workspaces.models import PersonalToken, Role, User
+from workspaces.models import PersonalToken, User
 from workspaces.selectors import (
-    membership_role,
     token_list_for_user,
-    workspace_get_for_member,
-    workspace_list_for_user,
-    workspace_members,
 )
 from workspaces.services import TenancyError, user_language_set
 from workspaces.tokens import token_create, token_revoke
@@ -35,26 +31,6 @@ from workspaces.tokens import token_create, token_revoke
 def _user(request: HttpRequest) -> User:
     # login_required guarantees a real user; the cast is for the type checker.
     return cast(User, request.user)
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    user = _user(request)
-    workspaces = workspace_list_for_user(user=user)
-    return render(request, "workspaces/home.html", {"workspaces": workspaces})
-
-
-@login_required
-def workspace_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    user = _user(request)
-    workspace = workspace_get_for_member(user=user, slug=slug)
-    role = membership_role(user=user, workspace=workspace)
-    context = {
-        "workspace": workspace,
-        "role": Role(role).label if role else "",
-        "members": workspace_members(workspace=workspace),
-    }
-    return render(request, "workspaces/workspace_detail.html", context)
 
 
 # --- Personal access tokens ----------------------------------------------------------------

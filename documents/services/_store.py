@@ -230,5 +230,10 @@ def batch_create(
         label=label[:500],
         document_ids=[r.document.pk for r in results if r.document is not None],
         errors=[{"file": r.name, "code": r.code, "error": r.error} for r in results if r.error],
+        files=[
+            {"file": r.name, "document_id": r.document.pk, "created": r.created}
+            for r in results
+            if r.document is not None
+        ],
         created_by=user,
     )

@@ -54,7 +54,8 @@ def test_outsider_and_foreigner_cannot_upload_or_list(
 def test_wrong_type_upload_shows_the_error(owner_client: Client, room: Room):
     response = _upload(owner_client, SimpleUploadedFile("contract.pdf", b"plain text"))
     assert response.status_code == 302
-    page = owner_client.get(reverse("document_index", args=["deal-alpha"]))
+    # The upload's page names the refused file (it used to be a message on the documents page).
+    page = owner_client.get(response["Location"])
     assert b"contract.pdf" in page.content
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         assert not Document.objects.exists()
@@ -81,8 +82,14 @@ def test_htmx_refresh_returns_only_the_table(owner_client: Client):
     assert b"<html" not in response.content
 
 
-def _messages(response) -> list[str]:
-    return [str(message) for message in response.context["messages"]]
+def _results(response) -> list[str]:
+    """What the upload's page says of each file: "name: stored as c01" or "name: refused…"."""
+    return [
+        f"{file.name}: refused: {file.error}"
+        if file.error
+        else f"{file.name}: {'stored' if file.created else 'present'} as {file.document.ref}"
+        for file in response.context["files"]
+    ]
 
 
 @pytest.fixture
@@ -105,13 +112,13 @@ def test_zip_upload_stores_good_members_and_names_the_refused_one(
         {"files": [SimpleUploadedFile("deal.zip", deal)]},
         follow=True,
     )
-    shown = _messages(response)
-    assert shown[0] == (
-        "2 files stored and queued for processing: deal.zip/contracts/a.txt, "
-        "deal.zip/contracts/b.md"
-    )
-    assert shown[1].startswith("Refused: deal.zip/../evil.txt: ")
-    assert len(shown) == 2
+    shown = _results(response)
+    assert shown[:2] == [
+        "deal.zip/contracts/a.txt: stored as c01",
+        "deal.zip/contracts/b.md: stored as c02",
+    ]
+    assert shown[2].startswith("deal.zip/../evil.txt: refused: deal.zip/../evil.txt: ")
+    assert len(shown) == 3
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         stored = dict(Document.objects.values_list("filename", "archive_path"))
     assert stored == {"a.txt": "deal.zip/contracts/a.txt", "b.md": "deal.zip/contracts/b.md"}
@@ -122,9 +129,7 @@ def test_dataroom_json_upload_stores_its_contracts(owner_client: Client, room: R
     response = owner_client.post(
         reverse("document_upload", args=["deal-alpha"]), {"files": [room_file]}, follow=True
     )
-    assert _messages(response) == [
-        "2 files stored and queued for processing: bail_test.txt, avenant_test.txt"
-    ]
+    assert _results(response) == ["bail_test.txt: stored as c01", "avenant_test.txt: stored as c02"]
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         documents = dict(Document.objects.values_list("ref", "title"))
     assert documents == {"c01": "Bail de test", "c02": "Avenant de test"}
@@ -140,8 +145,8 @@ def test_zip_over_the_member_limit_is_refused_naming_the_limit(
         {"files": [SimpleUploadedFile("deal.zip", deal)]},
         follow=True,
     )
-    [shown] = _messages(response)
-    assert shown.startswith("Refused: deal.zip: ")
+    [shown] = _results(response)
+    assert shown.startswith("deal.zip: refused: deal.zip: ")
     assert "at most 2 files (LEXROOM_ZIP_MAX_FILES)" in shown
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         assert not Document.objects.exists()
