@@ -29,6 +29,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from agents.tools import ToolError, call_tool, tool_definitions
+from documents.metrics import timed
 from workspaces.models import PersonalToken, User
 from workspaces.tokens import token_authenticate
 
@@ -112,11 +113,14 @@ def close_kept_connections() -> None:
 def _with_connections(function: Callable[..., T], *args: Any) -> T:
     # Outside Django's request cycle nobody closes connections for us: drop a broken or
     # expired one before the call (see _keep_connections for what expires).
-    close_old_connections()
-    try:
-        return function(*args)
-    finally:
-        _keep_connections()
+    # "worker": this thread's CPU for the call (auth, registry, audit and the tool), which
+    # Server-Timing reports less the tool's own (see agents/mcp/http.py).
+    with timed("worker", cpu=True):
+        close_old_connections()
+        try:
+            return function(*args)
+        finally:
+            _keep_connections()
 
 
 async def run_in_thread(function: Callable[..., T], *args: Any) -> T:
