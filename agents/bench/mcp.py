@@ -44,6 +44,7 @@ import psutil
 from django.conf import settings
 from django.core.management.base import CommandError
 
+from agents.mcp.http import CPU_TIMING_HEADER
 from documents.pipeline import run_in_process, store_dataroom
 from documents.services import workspace_purge_throwaway
 from workspaces.models import Membership, Role, User, Workspace
@@ -102,6 +103,7 @@ class Stats:
     def timing(self, response: httpx.Response) -> None:
         """Our server-side overhead for this call: endpoint time minus tool handler time."""
         durations = server_timing(response.headers.get("server-timing", ""))
+        durations |= server_timing(response.headers.get(CPU_TIMING_HEADER, ""))
         if "app" in durations and "tool" in durations:
             self.overheads_ms.append(durations["app"] - durations["tool"])
         if "cpu" in durations and "tool_cpu" in durations:
