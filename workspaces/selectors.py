@@ -32,6 +32,21 @@ def workspace_list_for_user(*, user: User) -> QuerySet[Workspace]:
     )
 
 
+def _with_member_role(lookup: QuerySet[Workspace], *, user: User) -> QuerySet[Workspace]:
+    """Annotate ``member_role``: the user's role in each workspace, in the same query (a firm
+    admin is an owner of every workspace of the firm, see :func:`membership_role`)."""
+    if user.is_firm_admin:
+        # Workspaces of other firms are outside the lookups that call this (firm_id filter).
+        return lookup.annotate(member_role=Value(Role.OWNER.value))
+    roles = Membership.objects.filter(user=user, workspace=OuterRef("pk")).values("role")
+    return lookup.annotate(member_role=Subquery(roles[:1]))
+
+
+def workspace_list_with_roles(*, user: User) -> QuerySet[Workspace]:
+    """:func:`workspace_list_for_user`, each with the user's ``member_role``: one query."""
+    return _with_member_role(workspace_list_for_user(user=user), user=user)
+
+
 def membership_role(*, user: User, workspace: Workspace) -> str | None:
     """The user's role in the workspace; a firm admin is an owner of every firm workspace
     (whatever membership row they also have: they could grant it to themselves anyway)."""
@@ -64,13 +79,7 @@ def workspace_get_for_member(
         lookup = lookup.filter(id=workspace_id)
     else:
         raise WorkspaceNotFound()
-    if user.is_firm_admin:
-        # Owner of every workspace of the firm (see membership_role).
-        lookup = lookup.annotate(member_role=Value(Role.OWNER.value))
-    else:
-        roles = Membership.objects.filter(user=user, workspace=OuterRef("pk")).values("role")
-        lookup = lookup.annotate(member_role=Subquery(roles[:1]))
-    workspace = lookup.first()
+    workspace = _with_member_role(lookup, user=user).first()
     role = getattr(workspace, "member_role", None)
     if workspace is None or role is None:
         raise WorkspaceNotFound()
