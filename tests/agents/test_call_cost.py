@@ -9,7 +9,7 @@ In production (tools/call over /mcp, a call that names its workspace): the token
 last_used_at at most once a minute), then BEGIN, the probe's settings, the user's membership
 in the named workspace, the scope's settings, the workspace with the role, the audit row,
 COMMIT. No health-check ``SELECT 1`` on a worker thread's connection used within the second
-(tests/agents/test_mcp_connections.py).
+(the last test below).
 """
 
 from __future__ import annotations
