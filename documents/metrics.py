@@ -26,13 +26,18 @@ def stage_timings() -> Iterator[dict[str, float]]:
 
 
 @contextmanager
-def timed(stage: str) -> Iterator[None]:
+def timed(stage: str, *, cpu: bool = False) -> Iterator[None]:
+    """Add the block's wall time to ``stage``; with ``cpu``, also this thread's CPU time to
+    ``<stage>_cpu`` (for a block that runs in one thread from start to end)."""
     totals = _totals.get()
     if totals is None:
         yield
         return
     started = time.perf_counter()
+    cpu_started = time.thread_time() if cpu else 0.0
     try:
         yield
     finally:
         totals[stage] += time.perf_counter() - started
+        if cpu:
+            totals[f"{stage}_cpu"] += time.thread_time() - cpu_started

@@ -184,12 +184,16 @@ def firm_scope(firm_id: int) -> AbstractContextManager[None]:
 
 
 @contextmanager
-def user_scope(user: User, *, only: Iterable[int] | None = None) -> Iterator[tuple[int, ...]]:
+def user_scope(
+    user: User, *, only: Iterable[int] | None = None, slug: str | None = None
+) -> Iterator[tuple[int, ...]]:
     """Scope for a signed-in user: their workspaces (all the firm's for a firm admin).
 
-    ``only`` narrows it further (a token restricted to some workspaces). Inside a scope that
-    already is this user's (a tool called during a request), that scope is reused, narrowed
-    by ``only``: no second lookup of the user's workspaces.
+    ``only`` narrows it further (a token restricted to some workspaces); so does ``slug``
+    (a call that names its workspace: the one of the user's workspaces with that slug, if
+    any, instead of listing them all). Inside a scope that already is this user's (a tool
+    called during a request), that scope is reused, narrowed by ``only``: no second lookup
+    of the user's workspaces (``slug`` then narrows nothing).
     """
     from workspaces.models import Membership, Workspace
 
@@ -214,15 +218,20 @@ def user_scope(user: User, *, only: Iterable[int] | None = None) -> Iterator[tup
             _check_narrows(outer, probe)
         _apply(probe)
         if user.is_firm_admin:
-            found = list(
-                Workspace.objects.filter(firm_id=user.firm_id).values_list("id", flat=True)
-            )
+            workspaces = Workspace.objects.filter(firm_id=user.firm_id)
+            if slug is not None:
+                workspaces = workspaces.filter(slug=slug)
+            found = list(workspaces.values_list("id", flat=True))
         else:
-            found = list(
-                Membership.objects.filter(user=user).values_list("workspace_id", flat=True)
-            )
+            memberships = Membership.objects.filter(user=user)
+            if slug is not None:
+                # Workspace is not a tenant table: the join reads only the slug.
+                memberships = memberships.filter(
+                    workspace__slug=slug, workspace__firm_id=user.firm_id
+                )
+            found = list(memberships.values_list("workspace_id", flat=True))
         ids = _ids(i for i in found if allowed is None or i in allowed)
-        firm_wide = bool(user.is_firm_admin and allowed is None)
+        firm_wide = bool(user.is_firm_admin and allowed is None and slug is None)
         scope = Scope(ids, user.pk, user.firm_id, firm_wide=firm_wide, user_only=ids)
         with _enter(scope, fresh=True, final=outermost):
             yield ids

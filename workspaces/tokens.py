@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 from datetime import timedelta
+from typing import cast
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from workspaces.models import PersonalToken, User, Workspace
+from workspaces.models import Firm, PersonalToken, User, Workspace
 from workspaces.services import TenancyError, audit_record
 from workspaces.tenancy import firm_scope
 
@@ -69,15 +72,62 @@ def token_create(
     return token, raw
 
 
+_LOOKUP_MODELS: tuple[type[Model], ...] = (PersonalToken, User, Firm)
+
+
+@functools.cache
+def _lookup_sql() -> str | None:
+    """The token with its user and firm, as one SQL string built once (the lookup runs on
+    every API and MCP call, and Django building it each time costs more CPU than the query
+    itself). None when a column would need a converter: then the ORM path is taken."""
+    fields = [model._meta.concrete_fields for model in _LOOKUP_MODELS]
+    if any(field.get_db_converters(connection) for group in fields for field in group):
+        return None
+    quote = connection.ops.quote_name
+    columns = ", ".join(
+        f"{alias}.{quote(str(field.column))}"
+        for alias, group in zip(("t", "u", "f"), fields, strict=True)
+        for field in group
+    )
+    token, user, firm = (quote(model._meta.db_table) for model in _LOOKUP_MODELS)
+    # Only quoted names from the models' metadata are interpolated; the hash is a parameter.
+    return (
+        f"SELECT {columns} FROM {token} t JOIN {user} u ON u.id = t.user_id "  # noqa: S608
+        f"JOIN {firm} f ON f.id = u.firm_id WHERE t.token_hash = %s ORDER BY t.id LIMIT 1"
+    )
+
+
+def _token_by_hash(token_hash: str) -> PersonalToken | None:
+    sql = _lookup_sql()
+    if sql is None:
+        return (
+            PersonalToken.objects.select_related("user", "user__firm")
+            .filter(token_hash=token_hash)
+            .first()
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [token_hash])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    instances = []
+    start = 0
+    for model in _LOOKUP_MODELS:
+        names = [field.attname for field in model._meta.concrete_fields]
+        instances.append(model.from_db(connection.alias, names, row[start : start + len(names)]))
+        start += len(names)
+    token = cast(PersonalToken, instances[0])
+    user = cast(User, instances[1])
+    user.firm = cast(Firm, instances[2])  # what select_related would have cached
+    token.user = user
+    return token
+
+
 def token_authenticate(raw: str, *, client: str = "") -> PersonalToken | None:
     """The live token for ``raw`` (not revoked, not expired, active user), else None."""
     if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
-    token = (
-        PersonalToken.objects.select_related("user", "user__firm")
-        .filter(token_hash=_digest(raw))
-        .first()
-    )
+    token = _token_by_hash(_digest(raw))
     if token is None or not token.is_usable() or not token.user.is_active:
         return None
     now = timezone.now()

@@ -13,6 +13,13 @@ The server runs with ``LEXROOM_SERVER_TIMING=1``: each response says how long ou
 took and how long the tool handlers took, so ``overhead_ms`` (protocol, auth, tenant scope,
 audit: everything but the tool's own work) is measured per call, on the server's clock.
 ``server_cpu_ms_per_call`` is the server processes' CPU time over the timed calls.
+
+Under many clients on few cores, ``overhead_ms`` is mostly waiting (for a worker thread, for
+the GIL, for a core), not work. What the server really spends outside the tool per call:
+``overhead_cpu_ms``, the worker threads' CPU time (``time.thread_time()``: token check,
+registry, scope, audit) less the tool's, and ``server_cpu_outside_tool_ms_per_call``, the
+server processes' CPU per call less the tools' mean, which adds the event loop's part (HTTP,
+the SDK's JSON-RPC and session). Postgres's own CPU is in neither (another process tree).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import psutil
 from django.conf import settings
 from django.core.management.base import CommandError
 
+from agents.mcp.http import CPU_TIMING_HEADER
 from documents.pipeline import run_in_process, store_dataroom
 from documents.services import workspace_purge_throwaway
 from workspaces.models import Membership, Role, User, Workspace
@@ -86,6 +94,8 @@ def server_timing(header: str) -> dict[str, float]:
 class Stats:
     latencies_ms: list[float] = field(default_factory=list)
     overheads_ms: list[float] = field(default_factory=list)
+    overheads_cpu_ms: list[float] = field(default_factory=list)
+    tool_cpu_ms: list[float] = field(default_factory=list)
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0
@@ -93,8 +103,12 @@ class Stats:
     def timing(self, response: httpx.Response) -> None:
         """Our server-side overhead for this call: endpoint time minus tool handler time."""
         durations = server_timing(response.headers.get("server-timing", ""))
+        durations |= server_timing(response.headers.get(CPU_TIMING_HEADER, ""))
         if "app" in durations and "tool" in durations:
             self.overheads_ms.append(durations["app"] - durations["tool"])
+        if "cpu" in durations and "tool_cpu" in durations:
+            self.overheads_cpu_ms.append(durations["cpu"])
+            self.tool_cpu_ms.append(durations["tool_cpu"])
 
     def error(self, sample: str) -> None:
         self.errors += 1
@@ -376,6 +390,15 @@ def _milliseconds(values: list[float], *, p99: bool = False) -> dict[str, float]
     return summary
 
 
+def _outside_tool(stats: Stats, calls: int) -> float:
+    """The server processes' CPU per call less the tools' own (mean): what the event loop
+    (HTTP, the SDK's JSON-RPC) and the worker threads spend around the tool."""
+    if not calls or not stats.tool_cpu_ms:
+        return 0.0
+    tool_mean = sum(stats.tool_cpu_ms) / len(stats.tool_cpu_ms)
+    return round(stats.cpu_seconds * 1000 / calls - tool_mean, 2)
+
+
 def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
     """Set up, load the server for ``--seconds``, tear down; the report as a dict."""
     if not 1 <= options["clients"] <= 1000 or not 0 < options["seconds"] <= 3600:
@@ -424,6 +447,8 @@ def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
         "latency_ms": _milliseconds(stats.latencies_ms, p99=True),
         "overhead_ms": _milliseconds(stats.overheads_ms),
         "server_cpu_ms_per_call": round(stats.cpu_seconds * 1000 / calls, 2) if calls else 0.0,
+        "overhead_cpu_ms": _milliseconds(stats.overheads_cpu_ms),
+        "server_cpu_outside_tool_ms_per_call": _outside_tool(stats, calls),
         "errors": stats.errors,
         "error_samples": stats.error_samples,
         "tool": options["tool"],

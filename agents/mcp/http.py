@@ -18,7 +18,10 @@ settings per request keeps one source of truth. The SDK still checks ``Content-T
 
 With ``LEXROOM_SERVER_TIMING=1`` (off by default; ``bench_mcp`` sets it) every response carries
 ``Server-Timing: app;dur=…, tool;dur=…``: milliseconds in this endpoint and in tool handlers,
-so a client can tell our overhead (app - tool) from the tools' own work.
+so a client can tell our overhead (app - tool) from the tools' own work. Beside it,
+``Lexroom-CPU-Timing: cpu;dur=…, tool_cpu;dur=…`` (same syntax): the worker threads' CPU time
+outside the tool (token check, registry, scope, audit) and the tool's own, which queueing for
+threads or cores does not inflate.
 
 Stateless mode: each POST is a complete exchange, so any web process can answer any request
 and nothing has to be shared between workers.
@@ -57,6 +60,9 @@ from agents.mcp.server import (
 from documents.metrics import stage_timings
 
 logger = logging.getLogger(__name__)
+
+# The CPU side of Server-Timing (see the module docstring), read by bench_mcp.
+CPU_TIMING_HEADER = "lexroom-cpu-timing"
 
 # Strong references to the lazily started managers' tasks (asyncio keeps only weak ones).
 _background_tasks: set[asyncio.Task[None]] = set()
@@ -133,8 +139,18 @@ def _with_server_timing(send: Send, started: float, totals: dict[str, float]) ->
     async def timed(message: Message) -> None:
         if message["type"] == "http.response.start":
             app_ms = (time.perf_counter() - started) * 1000
-            value = f"app;dur={app_ms:.2f}, tool;dur={totals.get('tool', 0.0) * 1000:.2f}"
-            headers = [*message.get("headers", []), (b"server-timing", value.encode())]
+            tool_ms = totals.get("tool", 0.0) * 1000
+            # CPU time of the worker threads outside the tool (token check, registry, scope,
+            # audit), and the tool's own: unlike app - tool, not inflated by queueing.
+            tool_cpu_ms = totals.get("tool_cpu", 0.0) * 1000
+            cpu_ms = totals.get("worker_cpu", 0.0) * 1000 - tool_cpu_ms
+            value = f"app;dur={app_ms:.2f}, tool;dur={tool_ms:.2f}"
+            cpu = f"cpu;dur={cpu_ms:.2f}, tool_cpu;dur={tool_cpu_ms:.2f}"
+            headers = [
+                *message.get("headers", []),
+                (b"server-timing", value.encode()),
+                (CPU_TIMING_HEADER.encode(), cpu.encode()),
+            ]
             message = {**message, "headers": headers}
         await send(message)
 

@@ -29,6 +29,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from agents.tools import ToolError, call_tool, tool_definitions
+from agents.tools.registry import ToolResult, result_text
+from documents.metrics import timed
 from workspaces.models import PersonalToken, User
 from workspaces.tokens import token_authenticate
 
@@ -52,8 +54,16 @@ CALLER_SCOPE_KEY = "lexroom.mcp.caller"
 MAX_THREADS = 16
 # How long a worker thread's database connection may sit unused before it is replaced.
 THREAD_CONNECTION_IDLE_S = 60.0
+# A kept connection used less than this long ago, without error, skips Django's health check
+# (CONN_HEALTH_CHECKS: a `SELECT 1` round trip before its first query of each call). Should it
+# have died in that second, the call's first query fails and the connection, marked as having
+# had an error, is checked (and replaced) before the next call: what Django does anyway when
+# a connection dies after its check.
+RECENT_USE_S = 1.0
 # The connections kept that way (weakly: those of ended threads go with them).
 _kept: weakref.WeakSet[BaseDatabaseWrapper] = weakref.WeakSet()
+# When a worker thread's call last ended on each connection (monotonic seconds).
+_last_use: weakref.WeakKeyDictionary[BaseDatabaseWrapper, float] = weakref.WeakKeyDictionary()
 _limiter: RunVar[anyio.CapacityLimiter] = RunVar("lexroom_mcp_limiter")
 
 T = TypeVar("T")
@@ -87,8 +97,10 @@ def _keep_connections() -> None:
     # CONN_MAX_AGE=0 (the default) each call would otherwise open two (token, then tool), a
     # fork of a Postgres backend with cold caches, costing more than the whole call. The
     # limiter bounds these connections; an idle worker thread ends and drops its own.
-    deadline = time.monotonic() + THREAD_CONNECTION_IDLE_S
+    now = time.monotonic()
+    deadline = now + THREAD_CONNECTION_IDLE_S
     for connection in connections.all(initialized_only=True):
+        _last_use[connection] = now
         if connection.close_at is not None and connection.close_at < deadline:
             connection.close_at = deadline
             _kept.add(connection)
@@ -109,14 +121,33 @@ def close_kept_connections() -> None:
     _kept.clear()
 
 
+def _skip_recent_health_checks() -> None:
+    # After close_old_connections: it has dropped a connection that had an error (or checked
+    # it), or one past its age, and asked for a new health check on the others.
+    now = time.monotonic()
+    for connection in connections.all(initialized_only=True):
+        used = _last_use.get(connection)
+        if (
+            connection.connection is not None
+            and not connection.errors_occurred
+            and used is not None
+            and now - used < RECENT_USE_S
+        ):
+            connection.health_check_done = True  # type: ignore[attr-defined]  # not in the stubs
+
+
 def _with_connections(function: Callable[..., T], *args: Any) -> T:
     # Outside Django's request cycle nobody closes connections for us: drop a broken or
     # expired one before the call (see _keep_connections for what expires).
-    close_old_connections()
-    try:
-        return function(*args)
-    finally:
-        _keep_connections()
+    # "worker": this thread's CPU for the call (auth, registry, audit and the tool), which
+    # Server-Timing reports less the tool's own (see agents/mcp/http.py).
+    with timed("worker", cpu=True):
+        close_old_connections()
+        _skip_recent_health_checks()
+        try:
+            return function(*args)
+        finally:
+            _keep_connections()
 
 
 async def run_in_thread(function: Callable[..., T], *args: Any) -> T:
@@ -132,6 +163,10 @@ def authenticate(raw: str, client: str = "") -> PersonalToken | None:
 
 
 def _call(caller: Caller, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return _call_result(caller, name, arguments).content
+
+
+def _call_result(caller: Caller, name: str, arguments: dict[str, Any]) -> ToolResult:
     user, token = caller.user, caller.token
     if caller.raw_token is not None:
         token = token_authenticate(caller.raw_token, client=caller.via)
@@ -141,16 +176,21 @@ def _call(caller: Caller, name: str, arguments: dict[str, Any]) -> dict[str, Any
         user = token.user
     # One language per call, as for REST: the token user's (this runs in a worker thread).
     with translation.override(user.preferred_language):
-        result = call_tool(name=name, arguments=arguments, user=user, token=token, via=caller.via)
-    return result.content
+        return call_tool(name=name, arguments=arguments, user=user, token=token, via=caller.via)
 
 
 def _text_result(body: Any, *, is_error: bool) -> types.CallToolResult:
-    text = json.dumps(body, ensure_ascii=False, default=str)
-    # structuredContent must be plain JSON: round-trip it so dates and decimals become strings.
+    return _tool_result(ToolResult(body, None, 0.0, *result_text(body)), is_error=is_error)
+
+
+def _tool_result(result: ToolResult, *, is_error: bool) -> types.CallToolResult:
+    # The registry serialised the result once; structuredContent must be plain JSON, so a
+    # result with dates or decimals is read back from that text (they become strings).
+    text = result.text or result_text(result.content)[0]
+    structured = result.content if result.plain and result.text else json.loads(text)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
-        structured_content=json.loads(text),
+        structured_content=structured,
         is_error=is_error,
     )
 
@@ -188,7 +228,7 @@ def build_server(*, resolve_caller: CallerResolver) -> Server[Any]:
                 {"error": "unauthorized", "message": gettext("No valid token.")}, is_error=True
             )
         try:
-            content = await run_in_thread(_call, caller, params.name, params.arguments or {})
+            result = await run_in_thread(_call_result, caller, params.name, params.arguments or {})
         except ToolError as exc:
             return _text_result(exc.as_dict(), is_error=True)
         except Exception:
@@ -201,7 +241,7 @@ def build_server(*, resolve_caller: CallerResolver) -> Server[Any]:
                 },
                 is_error=True,
             )
-        return _text_result(content, is_error=False)
+        return _tool_result(result, is_error=False)
 
     return Server(
         SERVER_NAME,

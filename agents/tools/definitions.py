@@ -17,7 +17,7 @@ from search.results import (
     SearchResults,
     as_json,
 )
-from workspaces.selectors import membership_role, workspace_list_for_user
+from workspaces.selectors import workspace_list_with_roles
 
 WORKSPACE_FIELD = Field(
     default=None,
@@ -93,14 +93,10 @@ class WorkspaceList(BaseModel):
 
 
 def _list_workspaces(context: ToolContext, _: ListWorkspacesInput) -> dict[str, Any]:
-    workspaces = workspace_list_for_user(user=context.user)
+    workspaces = workspace_list_with_roles(user=context.user)
     listing = WorkspaceList(
         workspaces=[
-            WorkspaceEntry(
-                workspace=w.slug,
-                title=w.title,
-                role=membership_role(user=context.user, workspace=w),
-            )
+            WorkspaceEntry(workspace=w.slug, title=w.title, role=getattr(w, "member_role", None))
             for w in workspaces
         ]
     )

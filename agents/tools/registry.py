@@ -107,9 +107,26 @@ class Tool:
 
 @dataclass
 class ToolResult:
+    """``text``: ``content`` as JSON text (serialised once, for the audit's size and for
+    MCP); ``plain``: ``content`` held JSON types only (no value went through ``str``)."""
+
     content: dict[str, Any]
     workspace: str | None
     duration_ms: float
+    text: str = ""
+    plain: bool = True
+
+
+def result_text(content: Any) -> tuple[str, bool]:
+    """``content`` as JSON text, and whether it was plain JSON already (no ``str`` fallback
+    for a date, a decimal…, so a consumer may use ``content`` itself as structured JSON)."""
+    fallbacks: list[str] = []
+
+    def fallback(value: Any) -> str:
+        fallbacks.append(type(value).__name__)
+        return str(value)
+
+    return json.dumps(content, ensure_ascii=False, default=fallback), not fallbacks
 
 
 REGISTRY: dict[str, Tool] = {}
@@ -197,9 +214,16 @@ def _validate(tool: Tool, arguments: dict[str, Any]) -> BaseModel:
         ) from None
 
 
-def _workspace_for(tool: Tool, arguments: BaseModel, user: User) -> Workspace | None:
+def _named_workspace(tool: Tool, arguments: BaseModel) -> str | None:
+    return getattr(arguments, "workspace", None) if tool.needs_workspace else None
+
+
+def _workspace_for(
+    tool: Tool, arguments: BaseModel, user: User, *, narrowed: bool = False
+) -> Workspace | None:
     """The workspace the call names (or the caller's only one), checked against the tool's
-    role, within the caller's scope. Missing, foreign and not-a-member read the same."""
+    role, within the caller's scope. Missing, foreign and not-a-member read the same.
+    ``narrowed``: the scope holds only the named workspace (see :func:`user_scope`)."""
     if not tool.needs_workspace:
         return None
     slug = getattr(arguments, "workspace", None)
@@ -212,11 +236,15 @@ def _workspace_for(tool: Tool, arguments: BaseModel, user: User) -> Workspace | 
                 user=user, workspace_id=visible[0], min_role=tool.min_role
             )
     except WorkspaceNotFound:
-        # The caller learns only what it may use.
+        # The caller learns only what it may use; in a scope narrowed to the slug, _call
+        # lists it once out of that scope.
         raise ToolError(
             "not_found",
             gettext("Unknown workspace %(slug)r.") % {"slug": slug},
-            {"field": "workspace", "allowed": workspace_slugs_for_user(user=user)},
+            {
+                "field": "workspace",
+                "allowed": workspace_slugs_for_user(user=user) if not narrowed else None,
+            },
         ) from None
     except RoleRequired:
         message = gettext("%(tool)s needs the %(role)s role.")
@@ -298,8 +326,32 @@ def _call(
     # Otherwise (MCP, CLI, agent) the call's transaction is its own, and the tool's scope is
     # the last thing in it.
     own_transaction = current_scope() is None
-    with user_scope(user, only=only) as visible:
-        workspace = _workspace_for(tool, parsed, user)
+    # A call that names its workspace in a transaction of its own looks up that one only.
+    slug = _named_workspace(tool, parsed) if own_transaction else None
+    try:
+        return _run(tool, parsed, arguments, user, token, via, started, slug, own_transaction)
+    except ToolError as exc:
+        if exc.kind == "not_found" and exc.details.get("allowed", []) is None:
+            with user_scope(user, only=only):
+                exc.details["allowed"] = workspace_slugs_for_user(user=user)
+        raise
+
+
+def _run(
+    tool: Tool,
+    parsed: BaseModel,
+    arguments: dict[str, Any],
+    user: User,
+    token: PersonalToken | None,
+    via: str,
+    started: float,
+    slug: str | None,
+    own_transaction: bool,
+) -> ToolResult:
+    name = tool.name
+    only = token.restricted_to if token is not None else None
+    with user_scope(user, only=only, slug=slug) as visible:
+        workspace = _workspace_for(tool, parsed, user, narrowed=slug is not None)
         scope_ids = (workspace.pk,) if workspace is not None else visible
         with tenant_scope(
             workspace_ids=scope_ids,
@@ -308,11 +360,12 @@ def _call(
             final=own_transaction,
         ):
             try:
-                with timed("tool"):  # the transport's Server-Timing, when measuring
+                with timed("tool", cpu=True):  # the transport's Server-Timing, when measuring
                     content = tool.handler(ToolContext(user, workspace, token), parsed)
             except InvalidSearchArguments as exc:
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
             duration_ms = (time.perf_counter() - started) * 1000
+            text, plain = result_text(content)
             audit_record(
                 firm=user.firm,
                 workspace=workspace,
@@ -324,7 +377,7 @@ def _call(
                     "token": token.prefix if token else None,
                     "arguments_sha256": _digest(arguments),
                     "duration_ms": round(duration_ms, 1),
-                    "result_bytes": len(json.dumps(content, default=str)),
+                    "result_bytes": len(text.encode()),
                 },
             )
-    return ToolResult(content, workspace.slug if workspace else None, duration_ms)
+    return ToolResult(content, workspace.slug if workspace else None, duration_ms, text, plain)
