@@ -110,7 +110,6 @@ def _measure(workspace: Workspace, options: UiBenchOptions, reporter: Reporter) 
         owner = User.objects.get(email=BENCH_EMAIL)
     filters = make_filters(count, seed, entity_ids, labels, laws)
     queries = make_queries(count, seed)
-    search_url = reverse("search", args=[workspace.slug])
     client = Client()
     client.force_login(owner)
 
@@ -133,24 +132,15 @@ def _measure(workspace: Workspace, options: UiBenchOptions, reporter: Reporter) 
     # both time a warm query and their difference is the page's own cost.
     for query in queries:
         timed(workspace, selector(query, {}))
-    calls: dict[str, list[Callable[[], object]]] = {
-        "describe_selector": [lambda: describe_data_room(workspace=workspace)] * count,
-        "search_filters_selector": [selector(None, f) for f in filters],
-        "search_filters_page": [
-            page(f"{search_url}?{urlencode(url_params(f), doseq=True)}") for f in filters
-        ],
-        "search_query_selector": [selector(q, {}) for q in queries],
-        "search_query_page": [page(f"{search_url}?{urlencode({'q': q})}") for q in queries],
-        "viewer": [
-            page(f"{reverse('document_detail', args=[workspace.slug, ref])}?article={chunk_id}")
-            for ref, chunk_id in citations
-        ],
-        "viewer_top": [
-            page(reverse("document_detail", args=[workspace.slug, rng.choice(refs)]))
-            for _ in range(count)
-        ],
-        "documents_page": [page(reverse("document_index", args=[workspace.slug]))] * count,
-    }
+    calls = _calls(
+        workspace,
+        page,
+        selector,
+        filters=filters,
+        queries=queries,
+        citations=citations,
+        refs=[rng.choice(refs) for _ in range(count)],
+    )
     latency: dict[str, Any] = {}
     # The test client's host, whatever ALLOWED_HOSTS the deployment sets.
     with override_settings(ALLOWED_HOSTS=["testserver"], LEXROOM_RERANK="off"):
@@ -163,6 +153,38 @@ def _measure(workspace: Workspace, options: UiBenchOptions, reporter: Reporter) 
             latency[name] = summary(samples)
             reporter.note(f"  {name}: {latency[name]} ({time.perf_counter() - started:.1f} s)")
     return latency
+
+
+def _calls(
+    workspace: Workspace,
+    page: Callable[[str], Callable[[], object]],
+    selector: Callable[[str | None, dict[str, Any]], Callable[[], object]],
+    *,
+    filters: list[dict[str, Any]],
+    queries: list[str],
+    citations: list[tuple[str, int]],
+    refs: list[str],
+) -> dict[str, list[Callable[[], object]]]:
+    """Per measurement, the calls to time: selectors alone and the pages around them."""
+    count = len(queries)
+    search_url = reverse("search", args=[workspace.slug])
+    return {
+        "describe_selector": [lambda: describe_data_room(workspace=workspace)] * count,
+        "search_filters_selector": [selector(None, f) for f in filters],
+        "search_filters_page": [
+            page(f"{search_url}?{urlencode(url_params(f), doseq=True)}") for f in filters
+        ],
+        "search_query_selector": [selector(q, {}) for q in queries],
+        "search_query_page": [page(f"{search_url}?{urlencode({'q': q})}") for q in queries],
+        "viewer": [
+            page(f"{reverse('document_detail', args=[workspace.slug, ref])}?article={chunk_id}")
+            for ref, chunk_id in citations
+        ],
+        "viewer_top": [
+            page(reverse("document_detail", args=[workspace.slug, ref])) for ref in refs
+        ],
+        "documents_page": [page(reverse("document_index", args=[workspace.slug]))] * count,
+    }
 
 
 def _timed(workspace: Workspace, call: Callable[[], object], *, is_page: bool) -> float:
