@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
-from django.db.models import Count, Max, Min, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet
 
 from documents.models import Document, DuplicateGroup, Entity
 from documents.normalize import iso_date
@@ -28,18 +26,26 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
         .annotate(contracts=Count("parties__document", distinct=True))
         .order_by("name")
     )
-    ranges = documents.aggregate(
+    # One pass over the searchable contracts for every count and range (the search page
+    # describes the room on each load).
+    totals = documents.aggregate(
+        contracts=Count("pk"),
         signature_min=Min("signature_date"),
         signature_max=Max("signature_date"),
         end_min=Min("effective_end_date"),
         end_max=Max("effective_end_date"),
+        unknown_type=Count("pk", filter=Q(contract_type="")),
+        unknown_law=Count("pk", filter=Q(governing_law="")),
+        unknown_signature=Count("pk", filter=Q(signature_date__isnull=True)),
+        unknown_end=Count("pk", filter=Q(effective_end_date__isnull=True)),
+        amendments=Count("pk", filter=Q(is_amendment=True)),
     )
-    statuses = Counter(all_documents.values_list("status", flat=True))
+    statuses = all_documents.values("status").annotate(n=Count("pk")).order_by("status")
     return DataRoomDescription(
         workspace=workspace.slug,
         title=workspace.title,
-        contracts=documents.count(),
-        documents_by_status=dict(sorted(statuses.items())),
+        contracts=totals["contracts"],
+        documents_by_status={row["status"]: row["n"] for row in statuses},
         entities=[
             EntitySummary(
                 entity_id=entity.pk,
@@ -54,16 +60,16 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
         contract_types=_counts(documents, "contract_type"),
         governing_laws=_counts(documents, "governing_law"),
         unknown=UnknownCounts(
-            contract_type=documents.filter(contract_type="").count(),
-            governing_law=documents.filter(governing_law="").count(),
-            signature_date=documents.filter(signature_date__isnull=True).count(),
-            end_date=documents.filter(effective_end_date__isnull=True).count(),
+            contract_type=totals["unknown_type"],
+            governing_law=totals["unknown_law"],
+            signature_date=totals["unknown_signature"],
+            end_date=totals["unknown_end"],
         ),
         signature_date=DateSpan(
-            min=iso_date(ranges["signature_min"]), max=iso_date(ranges["signature_max"])
+            min=iso_date(totals["signature_min"]), max=iso_date(totals["signature_max"])
         ),
-        end_date=DateSpan(min=iso_date(ranges["end_min"]), max=iso_date(ranges["end_max"])),
-        amendments=documents.filter(is_amendment=True).count(),
+        end_date=DateSpan(min=iso_date(totals["end_min"]), max=iso_date(totals["end_max"])),
+        amendments=totals["amendments"],
         duplicate_groups=DuplicateGroup.objects.filter(workspace=workspace).count(),
     )
 
