@@ -201,6 +201,9 @@ LEXROOM_MAX_UPLOAD_BYTES = env_int("LEXROOM_MAX_UPLOAD_MB", 100, minimum=1) * 10
 # its own, smaller cap.
 LEXROOM_MAX_REQUEST_BYTES = env_int("LEXROOM_MAX_REQUEST_MB", 200, minimum=1) * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# Above the upload form's own limit (200 files, with its message), so Django's bare 400 is
+# only for a request no form sends.
+DATA_UPLOAD_MAX_NUMBER_FILES = 1000
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 LEXROOM_ZIP_MAX_FILES = env_int("LEXROOM_ZIP_MAX_FILES", 2000, minimum=1)
 LEXROOM_ZIP_MAX_TOTAL_BYTES = env_int("LEXROOM_ZIP_MAX_TOTAL_MB", 1000, minimum=1) * 1024 * 1024

@@ -12,6 +12,7 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
@@ -41,6 +42,7 @@ from workspaces.selectors import (
     workspace_get_for_member,
     workspace_members,
 )
+from workspaces.tenancy import workspace_scope
 
 MAX_FILES_PER_UPLOAD = 200
 UPLOADERS = (Role.OWNER, Role.EDITOR)
@@ -69,7 +71,9 @@ def _page_or_partial(
     """The whole page, or for an htmx request (a poll) only its ``{% partialdef %}``."""
     if request.htmx:  # type: ignore[attr-defined]
         template = f"{template}#{partial}"
-    return render(request, template, context)
+    response = render(request, template, context)
+    patch_vary_headers(response, ("HX-Request",))  # a partial and its page share the URL
+    return response
 
 
 @login_required
@@ -128,7 +132,8 @@ def document_upload(request: HttpRequest, slug: str) -> HttpResponse:
         message = gettext("At most %(count)d files per upload (use a ZIP).")
         messages.error(request, message % {"count": MAX_FILES_PER_UPLOAD})
         return redirect("document_upload", slug=slug)
-    batch, _ = store_uploads(workspace=workspace, uploads=files, user=user, label="web upload")
+    with workspace_scope(workspace):  # the request's scope narrowed to this workspace
+        batch, _ = store_uploads(workspace=workspace, uploads=files, user=user, label="web upload")
     return redirect("batch_detail", slug=slug, batch_id=batch.pk)
 
 
@@ -217,6 +222,8 @@ def document_original(request: HttpRequest, slug: str, ref: str) -> FileResponse
         content_type=content_type or "application/octet-stream",
     )
     response["X-Content-Type-Options"] = "nosniff"
+    # Opened directly anyway (an HTML original, say), it runs no script and reaches nothing.
+    response["Content-Security-Policy"] = "sandbox"
     return response
 
 

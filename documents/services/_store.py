@@ -37,6 +37,8 @@ DATAROOM_FIELDS = (
 )
 _REF_PATTERN = re.compile(r"^c(\d+)$")
 
+CONTRACT_ID = re.compile(r"[A-Za-z0-9._-]{1,32}")
+
 
 class IngestError(ValueError):
     """A file refused before storage; ``code`` is machine-readable, the message is for people."""
@@ -203,6 +205,15 @@ def dataroom_store(
         # while a re-upload under another name (same content) stays a separate document.
         data = json.dumps(entry, ensure_ascii=False, sort_keys=True).encode()
         ref = str(entry.get("id") or entry.get("contract_id") or f"c{position:02d}")
+        if not CONTRACT_ID.fullmatch(ref):
+            # It becomes a URL segment and a 32-character column: refused, never truncated.
+            message = gettext(
+                "%(file)s: the contract id %(id)s is not usable (1 to 32 letters, digits, "
+                "'.', '_' or '-')."
+            )
+            error = message % {"file": name, "id": json.dumps(ref[:80], ensure_ascii=False)}
+            results.append(StoreResult(name, code="bad_contract_id", error=error))
+            continue
         try:
             document, created = document_store(
                 workspace=workspace,

@@ -53,7 +53,10 @@ def _missing_browser() -> str:
     return ""
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an asyncio loop running in this
+# thread while it is open, and a later test that runs its own loop (anyio.run in the MCP
+# tests) would fail with "Already running asyncio in this thread".
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     reason = _missing_browser()
     if reason:

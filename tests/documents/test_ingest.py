@@ -18,10 +18,10 @@ from django.core.management.base import CommandError
 from django.utils import translation
 
 from documents.models import Chunk, Document, DocumentStatus, IngestBatch
-from documents.services import IngestError, document_process, document_store
+from documents.services import IngestError, dataroom_store, document_process, document_store
 from tests.conftest import Room
 from workspaces.models import AuditEvent
-from workspaces.tenancy import tenant_scope
+from workspaces.tenancy import tenant_scope, workspace_scope
 
 pytestmark = pytest.mark.django_db
 
@@ -251,3 +251,18 @@ def test_reprocessing_under_a_lower_limit_drops_the_earlier_chunks(
         )
         assert document.status == DocumentStatus.FAILED
         assert not Chunk.objects.exists()
+
+
+def test_dataroom_entry_with_an_unusable_contract_id_is_refused_alone(room: Room):
+    entry = {"filename": "ok.pdf", "title": "OK", "content": "ARTICLE 1\nTexte."}
+    entries = [
+        {**entry, "id": "c01"},
+        {**entry, "filename": "slash.pdf", "id": "a/b", "content": "ARTICLE 1\nAutre."},
+        {**entry, "filename": "long.pdf", "id": "x" * 40, "content": "ARTICLE 1\nEncore."},
+    ]
+    with translation.override("en"), workspace_scope(room.workspace):
+        results = dataroom_store(workspace=room.workspace, entries=entries, user=room.owner)
+        stored = list(Document.objects.values_list("ref", flat=True))
+    assert stored == ["c01"]
+    assert [r.code for r in results] == ["", "bad_contract_id", "bad_contract_id"]
+    assert 'the contract id "a/b" is not usable' in (results[1].error or "")
