@@ -12,7 +12,6 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
@@ -71,9 +70,7 @@ def _page_or_partial(
     """The whole page, or for an htmx request (a poll) only its ``{% partialdef %}``."""
     if request.htmx:  # type: ignore[attr-defined]
         template = f"{template}#{partial}"
-    response = render(request, template, context)
-    patch_vary_headers(response, ("HX-Request",))  # a partial and its page share the URL
-    return response
+    return render(request, template, context)
 
 
 @login_required

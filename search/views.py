@@ -23,7 +23,6 @@ from typing import Any, cast
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext
 
 from search.errors import InvalidSearchArguments
@@ -131,12 +130,9 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
     }
     # "Load more" (htmx) gets the next hits only; an error is a full page (htmx swaps no 400).
     if request.htmx and error is None:  # type: ignore[attr-defined]
-        response = render(request, "search/search.html#hits-page", context)
-    else:
-        context["room"] = describe_data_room(workspace=workspace)
-        response = render(request, "search/search.html", context, status=400 if error else 200)
-    patch_vary_headers(response, ("HX-Request",))  # a partial and its page share the URL
-    return response
+        return render(request, "search/search.html#hits-page", context)
+    context["room"] = describe_data_room(workspace=workspace)
+    return render(request, "search/search.html", context, status=400 if error else 200)
 
 
 def form_state(params: QueryDict) -> dict[str, Any]:

@@ -44,6 +44,20 @@ def activate_for(user: object) -> str:
     return language
 
 
+class HtmxVaryMiddleware:
+    """Pages answer an htmx request with a fragment of the same URL: every HTML response says
+    it varies on ``HX-Request``, so no cache or back button serves one for the other."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.get("Content-Type", "").startswith("text/html"):
+            patch_vary_headers(response, ("HX-Request",))
+        return response
+
+
 class LanguageMiddleware:
     """One language per request: the signed-in user's (else their firm's); for anyone else the
     browser's choice among the supported ones, else French (``LANGUAGE_CODE``).

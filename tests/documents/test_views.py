@@ -80,6 +80,10 @@ def test_htmx_refresh_returns_only_the_table(owner_client: Client):
     assert response.status_code == 200
     assert b'id="document-table"' in response.content
     assert b"<html" not in response.content
+    # The fragment and the page share the URL: both say so to caches.
+    page = owner_client.get(reverse("document_index", args=["deal-alpha"]))
+    for answer in (response, page):
+        assert "HX-Request" in answer["Vary"]
 
 
 def _results(response) -> list[str]:
