@@ -10,6 +10,7 @@ from ._checks import find_contradictions
 from ._common import Finding, normalize_contract_type
 from ._dates import derive_end_date, parse_date
 from ._law import governing_law_from_text, normalize_governing_law
+from ._partial import PartialDate, Precision
 from ._parties import (
     display_name,
     entity_key,
@@ -22,6 +23,8 @@ __all__ = [
     "AmendmentInfo",
     "Amount",
     "Finding",
+    "PartialDate",
+    "Precision",
     "derive_end_date",
     "detect_amendment",
     "display_name",

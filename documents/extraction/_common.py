@@ -18,11 +18,19 @@ _WHITESPACE = re.compile(r"\s+")
 
 @dataclass(frozen=True)
 class Finding:
-    """A value found in a text, with the excerpt that supports it and the rule that fired."""
+    """A value found in a text, with the excerpt that supports it and the rule that fired.
+
+    ``start``/``end`` locate the supporting words in the text (-1 when not located), so the
+    caller can name the article and page; ``confidence`` (0 to 1) says how much the rule is
+    trusted: a preamble's "dated as of" more than the first date of the document.
+    """
 
     value: Any
     evidence: str
     rule: str
+    start: int = -1
+    end: int = -1
+    confidence: float = 1.0
 
 
 def collapse_whitespace(text: str) -> str:
