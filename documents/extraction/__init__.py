@@ -7,7 +7,7 @@ from __future__ import annotations
 from ._amendments import AmendmentInfo, detect_amendment
 from ._amounts import Amount, extract_amounts
 from ._checks import find_contradictions
-from ._common import Finding, normalize_contract_type
+from ._common import Finding, Unknown, normalize_contract_type
 from ._dates import derive_end_date, parse_date
 from ._law import governing_law_from_text, normalize_governing_law
 from ._partial import PartialDate, Precision
@@ -25,6 +25,7 @@ __all__ = [
     "Finding",
     "PartialDate",
     "Precision",
+    "Unknown",
     "derive_end_date",
     "detect_amendment",
     "display_name",

@@ -31,6 +31,23 @@ class Finding:
     start: int = -1
     end: int = -1
     confidence: float = 1.0
+    # Other values the same text supports ("dated March 1" in the preamble, "March 3" in the
+    # signature block): the caller warns the lawyer instead of silently picking one.
+    alternatives: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """Why a field could not be read from the text.
+
+    ``reason`` is a machine code the caller translates ("not_found", "impossible_date",
+    "two_digit_year", "contradictory"...); ``evidence`` quotes the words that made it doubtful.
+    """
+
+    reason: str
+    evidence: str = ""
+    start: int = -1
+    end: int = -1
 
 
 def collapse_whitespace(text: str) -> str:
