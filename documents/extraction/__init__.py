@@ -11,19 +11,17 @@ from ._common import Finding, Unknown, normalize_contract_type
 from ._dates import derive_end_date, parse_date
 from ._law import governing_law_from_text, normalize_governing_law
 from ._partial import PartialDate, Precision
-from ._parties import (
-    display_name,
-    entity_key,
-    extract_parties_from_text,
-    normalize_siren,
-    siren_is_valid,
-)
+from ._parties import display_name, entity_key, normalize_siren, siren_is_valid
+from ._party_finder import Party, extract_parties, extract_parties_from_text
+from ._roles import ROLES, role_for_term
 
 __all__ = [
+    "ROLES",
     "AmendmentInfo",
     "Amount",
     "Finding",
     "PartialDate",
+    "Party",
     "Precision",
     "Unknown",
     "derive_end_date",
@@ -31,6 +29,7 @@ __all__ = [
     "display_name",
     "entity_key",
     "extract_amounts",
+    "extract_parties",
     "extract_parties_from_text",
     "find_contradictions",
     "governing_law_from_text",
@@ -38,5 +37,6 @@ __all__ = [
     "normalize_governing_law",
     "normalize_siren",
     "parse_date",
+    "role_for_term",
     "siren_is_valid",
 ]

@@ -1,0 +1,231 @@
+"""Where a contract names its parties: the preamble ("by and between X ... and Y", "entre X
+et Y"), cleaned into names located in the original text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ._parties import display_name
+from ._roles import role_for_term
+
+HEAD_CHARS = 5000
+_SEGMENT_CHARS = 1500
+
+
+@dataclass(frozen=True)
+class Named:
+    """A cleaned party name, its span in the original text, and the words that follow it."""
+
+    name: str
+    start: int
+    end: int
+    rest: str
+
+
+_ANCHOR = re.compile(
+    r"\b(?:by\s+and\s+(?:between|among)|between|among|entre(?:\s+les\s+soussign[ée]s)?)\b\s*:?"
+    r"|\bparties\b\s*:?\s*(?=\(?(?:1|a|i)[.)])",
+    re.IGNORECASE,
+)
+_SEGMENT_END = re.compile(
+    r"\bWHEREAS\b|\bRECITALS?\b|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|\bNOW,?\s+THEREFORE\b"
+    r"|\bBACKGROUND\b|\bPREAMBLE\b|\bIl\s+a\s+[ée]t[ée]\s+convenu|\bPR[ÉE]AMBULE\b"
+    r"|\bIT\s+IS\s+AGREED\b|\bagree\s+as\s+follows\b|\bconviennent\b|\bExpos[ée]\b",
+    re.IGNORECASE,
+)
+_FORMS_IN_NAMES = (
+    "Inc", "Ltd", "LLC", "L.L.C", "Corp", "Limited", "PLC", "Plc", "LLP", "LP", "L.P", "S.A",
+    "N.V", "B.V", "GmbH", "AG", "SA", "SAS", "SARL", "S.p.A", "SpA", "S.R.L", "S.r.l", "Srl",
+    "Incorporated", "Corporation", "Pte", "P.C", "N.A", "A/S", "AB", "Oy", "KGaA", "S.L",
+    "S.A.S", "Pty",
+)  # fmt: skip
+_FORM_VARIANTS = sorted({*_FORMS_IN_NAMES, *(form.upper() for form in _FORMS_IN_NAMES)})
+LEGAL_FORM_RE = (
+    "(?:"
+    + "|".join(re.escape(form) for form in _FORM_VARIANTS)
+    + r"|Co(?=[.,])|CO(?=[.,]))(?![\w-])\.?"
+)
+# The legal form closes a company name: "Beijing Pharming Ltd. of Beijing" ends at "Ltd.".
+_LEGAL_FORM_CLUSTER = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}(?:\s*,?\s*{LEGAL_FORM_RE})*")
+
+# Where one party's description ends and the next party begins.
+_SPLIT = re.compile(
+    r"(?:(?<=[)\"”»,.])|(?<=\bpart))\s*,?\s*(?:and|et)\b\s*:?\s+"
+    r"|;\s*(?:and\s+)?|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s",
+    re.IGNORECASE,
+)
+# Where a party's name ends and its description begins.
+_NAME_END = re.compile(
+    rf",\s+(?!{LEGAL_FORM_RE})|\s*\(|\s+(?:a|an)\s+|\s*[«“\"]|\s+(?:with|having|whose|located"
+    r"|organi[sz]ed|incorporated\s+under|residing|domiciled|acting|hereinafter|herein|dated"
+    r"|au\s+capital|immatricul|dont|repr[ée]sent|ci-apr[eè]s|soci[ée]t[ée]\s+(?:par|à|anonyme)"
+    r"|sise?|demeurant|n[ée]e?\s+le|d['\u2019]une\s+part|d['\u2019]autre\s+part|Address|Registered"
+    r"|Legal\s+Representative|on\s+behalf|for\s+itself|effective|as\s+of|of\s+the\s+one"
+    r"|of\s+the\s+other|its\s+|Telephone|Tel|Fax|E-mail|Attn|Attention)\b",
+)
+# A name followed by a verb is the subject of a sentence ("Premier are each referred to
+# as"), not a party being introduced.
+_SENTENCE_SUBJECT = re.compile(
+    r"^\s+(?:are|is|was|were|may|shall|will|agrees?|desires?|wishes|each|collectively"
+    r"|individually|together|to\s+be|hereby|has|have|owns?)\b"
+)
+_LEADING_ARTICLES = re.compile(
+    r"^(?:(?:(?:la|le|les|the)\s+|l['\u2019]\s*)(?:soci[ée]t[ée]\s+)?|soci[ée]t[ée]\s+|:\s*"
+    r"|\(?\d{1,2}\)\s*|\d{1,2}\.\s+|\([a-z]\)\s*|the\s+following\s+parties\s*:?\s*"
+    r"|parties\s*:\s*|party\s+[a-z]\s*:\s*)+",
+    re.IGNORECASE,
+)
+# A preamble's "between" follows "made", "entered into", "dated"...; one in a table of
+# contents or a title does not, so those are tried last.
+_PREAMBLE_VERB = re.compile(
+    r"\b(?:made|entered|executed|dated|concluded|agreement|contrat|conclu|sign[ée]|is|by\s+and)\b"
+    r"[^.]{0,160}$",
+    re.IGNORECASE,
+)
+# "made and entered into ... by and between" is the preamble; "AGREEMENT BETWEEN X AND Y" in
+# a title, a cover page or a table of contents is only a hint, tried after it.
+_STRONG_VERB = re.compile(
+    r"\b(?:made|entered|executed|concluded|conclu|by\s+and|agreement\s+is)\b[^.]{0,160}$",
+    re.IGNORECASE,
+)
+_TABLE_OF_CONTENTS = re.compile(r"\b\d{1,2}\.\d{1,2}\b.{0,120}\b\d{1,2}\.\d{1,2}\b")
+_GENERIC = re.compile(
+    r"^(?:the\s+)?(?:(?:parties|party|undersigned|company|us|you|we|name|title|date|term"
+    r"|notices?|acceptance|conditions|signature|address)$|(?:soussign|each|both|entre|between"
+    r"|section|article|schedule|exhibit|annex|whereas|recitals?|table|in\s+witness|now|this"
+    r"|by|all|any|such|said|other|either|neither|party\s+[a-z]\b|les\s+parties)\b)",
+    re.IGNORECASE,
+)
+# A party is never called "Agreement" or a page heading's number ("Audits 35 5.").
+_NOT_IN_A_NAME = re.compile(
+    r"(?i)\b(?:agreement|contrat|convention|section|article)\b|\d+\.\d+|\s\d{1,3}\s+\d|\.\s\.\s"
+)
+# Words a name may hold in lower case: "Bank of America", "Société des Eaux", "d/b/a".
+_NAME_LINKS = frozenset(
+    {
+        "of", "and", "&", "de", "du", "des", "la", "le", "les", "d", "l", "the", "for", "y",
+        "et", "e", "da", "van", "von", "der", "den", "di", "d/b/a", "dba", "in", "on", "zo.o",
+    }
+)  # fmt: skip
+_ABBREVIATION_END = re.compile(r"\b(?:Inc|Corp|Co|Ltd|L\.?P|N\.?[AV]|B\.V|S\.A|Jr|Sr|[A-Z])\.$")
+
+
+def clean_party(chunk: str) -> tuple[str, str] | None:
+    """The party name a chunk of preamble opens with, and the words after it; None if it
+    does not read as a name."""
+    chunk = _LEADING_ARTICLES.sub("", chunk.strip(" ,;:\n").lstrip("."))
+    name_end = _NAME_END.search(chunk)
+    name = chunk[: name_end.start()] if name_end else chunk
+    legal_form = _LEGAL_FORM_CLUSTER.search(name)
+    if legal_form:
+        name = name[: legal_form.end()]
+    name = display_name(name).rstrip(",")
+    # A sentence's full stop is not part of the name, an abbreviation's is ("Inc.", "Co.").
+    if name.endswith(".") and not _ABBREVIATION_END.search(name):
+        name = name[:-1]
+    at = chunk.find(name)
+    rest = chunk[at + len(name) :] if at >= 0 else ""
+    if not _looks_like_a_name(name) or _SENTENCE_SUBJECT.match(rest):
+        return None
+    return name, rest
+
+
+def _looks_like_a_name(name: str) -> bool:
+    words = name.split()
+    if not (1 <= len(words) <= 10) or len(name) < 2 or _GENERIC.match(name):
+        return False
+    if not any(char.isalpha() for char in name) or ":" in name or "%" in name:
+        return False
+    # "Franchisor" or "the Distributor" alone is a defined term standing in for a name.
+    if _NOT_IN_A_NAME.search(name) or role_for_term(name) is not None:
+        return False
+    if _LEGAL_FORM_CLUSTER.fullmatch(name.rstrip(".")):
+        return False
+    # A party name is a run of proper nouns ("mPhase", "deltathree.com", "i3" count as such);
+    # a lower-case word that is not a linking word ("of", "de") means we are reading prose.
+    for word in words:
+        bare = word.strip("(),.'\"")
+        if not bare or bare.lower() in _NAME_LINKS:
+            continue
+        if not (bare[0].isupper() or bare[0].isdigit() or bare != bare.lower() or "." in bare):
+            return False
+    first = words[0]
+    return first.lower() not in _NAME_LINKS or first[0].isupper()
+
+
+def collapse_with_offsets(text: str) -> tuple[str, list[int]]:
+    """``text`` with whitespace runs as single spaces, and each kept character's offset."""
+    parts: list[str] = []
+    offsets: list[int] = []
+    for token in re.finditer(r"\s+|\S+", text):
+        if token.group()[0].isspace():
+            parts.append(" ")
+            offsets.append(token.start())
+        else:
+            parts.append(token.group())
+            offsets.extend(range(token.start(), token.end()))
+    offsets.append(len(text))
+    return "".join(parts), offsets
+
+
+def _pieces(pattern: re.Pattern[str], segment: str, base: int) -> list[tuple[str, int]]:
+    pieces: list[tuple[str, int]] = []
+    position = 0
+    for separator in pattern.finditer(segment):
+        pieces.append((segment[position : separator.start()], base + position))
+        position = separator.end()
+    pieces.append((segment[position:], base + position))
+    return pieces
+
+
+# "between A and B", "entre la société A et la société B": an "and"/"et" before a capital,
+# possibly through an article ("la société", "the").
+_BARE_AND = re.compile(
+    r"\s+(?:and|AND|And|et|ET)\s+(?=(?:(?:la|le|l['\u2019]|the)\s*)?(?:soci[ée]t[ée]\s+)?"
+    r"(?:[A-Z0-9]|[a-z]+[A-Z.]))"
+)
+
+
+def _named(pieces: list[tuple[str, int]], head: str, offsets: list[int]) -> list[Named]:
+    found: list[Named] = []
+    for chunk, at in pieces:
+        cleaned = clean_party(chunk)
+        if cleaned is None:
+            continue
+        name, rest = cleaned
+        start = head.find(name, at)
+        if start < 0:
+            continue
+        found.append(Named(name, offsets[start], offsets[start + len(name) - 1] + 1, rest[:400]))
+    return found
+
+
+def _rank(head: str, anchor: re.Match[str]) -> tuple[int, int]:
+    before = head[max(0, anchor.start() - 200) : anchor.end()]
+    if _TABLE_OF_CONTENTS.search(head, anchor.end(), anchor.end() + 200):
+        return 3, anchor.start()
+    if _STRONG_VERB.search(before):
+        return 0, anchor.start()
+    return (1 if _PREAMBLE_VERB.search(before) else 2), anchor.start()
+
+
+def preamble_names(text: str) -> list[Named]:
+    """Parties named after the first "between"/"entre" that names two of them."""
+    head, offsets = collapse_with_offsets(text[:HEAD_CHARS])
+    anchors = sorted(_ANCHOR.finditer(head), key=lambda anchor: _rank(head, anchor))
+    fallback_single: list[Named] = []
+    for anchor in anchors[:12]:
+        stop = _SEGMENT_END.search(head, anchor.end(), anchor.end() + _SEGMENT_CHARS)
+        segment = head[anchor.end() : stop.start() if stop else anchor.end() + _SEGMENT_CHARS]
+        names = _named(_pieces(_SPLIT, segment, anchor.end()), head, offsets)
+        if len(names) < 2:
+            # "between A and B" without punctuation: any "and" before a capital separates.
+            bare = _named(_pieces(_BARE_AND, segment, anchor.end()), head, offsets)
+            names = bare if len(bare) > len(names) else names
+        # The first preamble that names two parties is the one; later "between"s are clauses.
+        if len(names) >= 2:
+            return names
+        if names and not fallback_single:
+            fallback_single = names
+    return fallback_single

@@ -1,0 +1,156 @@
+"""Parties and their roles read from contract text (preamble, defined terms, labelled lines,
+signature blocks, the first operative sentence). Snippets are written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from documents.evals import gold_parties, same_party
+from documents.extraction import (
+    Party,
+    extract_parties,
+    extract_parties_from_text,
+    role_for_term,
+)
+
+
+def _parties(text: str) -> list[Party]:
+    return [finding.value for finding in extract_parties(text)]
+
+
+def test_defined_term_gives_the_licensee_role() -> None:
+    text = (
+        "This License Agreement is made by and between Acme Software, Inc., a Delaware "
+        'corporation ("Licensor"), and Northwind Traders Ltd., an English company '
+        '("Licensee"). WHEREAS Licensor owns software.'
+    )
+    assert _parties(text) == [
+        Party("Acme Software, Inc.", "licensor", "Licensor"),
+        Party("Northwind Traders Ltd.", "licensee", "Licensee"),
+    ]
+
+
+def test_french_ci_apres_terms_give_lessor_and_lessee() -> None:
+    text = (
+        "Le présent bail est conclu entre la Foncière Arvel, propriétaire, ci-après « le "
+        "Bailleur », et la société Atelier Morvan SARL, ci-après dénommée le Preneur."
+    )
+    parties = _parties(text)
+    assert [(p.name, p.role, p.defined_term) for p in parties] == [
+        ("Foncière Arvel", "lessor", "le Bailleur"),
+        ("Atelier Morvan SARL", "lessee", "le Preneur"),
+    ]
+
+
+def test_finding_locates_the_name_and_names_its_rule() -> None:
+    text = (
+        'CONSULTING AGREEMENT\nmade between Quorvia SAS ("Company") and Paul Verlin ("Consultant").'
+    )
+    first, second = extract_parties(text)
+    assert text[first.start : first.end] == "Quorvia SAS"
+    assert text[second.start : second.end] == "Paul Verlin"
+    assert first.rule == "preamble" and first.confidence == 0.9
+    assert second.value.role == "consultant"
+
+
+def test_entered_into_by_without_between_is_read_from_the_defined_terms() -> None:
+    text = (
+        "This Consulting Agreement, made this 1st day of March, is entered into by Talvane "
+        'Bio, Inc., a Delaware corporation (the "Company"), and Alan Roe, an individual '
+        '(the "Consultant").'
+    )
+    assert extract_parties_from_text(text) == ["Talvane Bio, Inc.", "Alan Roe"]
+
+
+def test_party_introduced_only_by_its_defined_term_skips_its_representative() -> None:
+    text = (
+        "CONSULTING AGREEMENT\nOrvane Labs, Inc., with a place of business at 1 Main Street "
+        '("Orvane") and KELDA B.V having an address at Leiden, represented by Jan Smit, '
+        '("Consultant") agree to the terms of this Consulting Agreement.'
+    )
+    findings = extract_parties(text)
+    assert [f.value.name for f in findings] == ["Orvane Labs, Inc.", "KELDA B.V"]
+    assert {f.rule for f in findings} == {"defined_term"}
+    assert findings[1].value.role == "consultant"
+
+
+def test_labelled_lines_name_party_a_and_party_b() -> None:
+    text = (
+        "Transport Agreement Party A (Shipper): Zephyr Express Co., Ltd. Address: Shanghai "
+        "Party B (Carrier): Tonglin Logistics Ltd. Address: Zhejiang\nParty A pays."
+    )
+    assert extract_parties_from_text(text) == ["Zephyr Express Co., Ltd.", "Tonglin Logistics Ltd."]
+
+
+def test_numbered_parties_heading_is_a_preamble() -> None:
+    text = (
+        "THIS AGREEMENT is dated\nParties\n(1) Sirius Ortho Pty Ltd (ACN 1) , 7 Road, Lane Cove\n"
+        "(2) Dalmed Consultants, LLC of 15 Central Expressway, Dallas.\nBackground\nThe Supplier."
+    )
+    assert extract_parties_from_text(text) == ["Sirius Ortho Pty Ltd", "Dalmed Consultants, LLC"]
+
+
+def test_signature_block_names_the_parties_when_the_preamble_does_not() -> None:
+    text = (
+        "JOINT FILING AGREEMENT\nThe undersigned agree to file jointly.\nDated: July 6\n"
+        "KESTREL PARTNERS, LLC /s/ John Roe Name: John Roe Title: Signatory "
+        "KESTREL FUND II, L.P. By: Kestrel Partners, LLC /s/ John Roe Name: John Roe"
+    )
+    findings = extract_parties(text)
+    assert [f.value.name for f in findings] == ["KESTREL PARTNERS, LLC", "KESTREL FUND II, L.P."]
+    assert all(f.rule == "signature_block" and f.confidence == 0.7 for f in findings)
+
+
+def test_first_operative_sentence_names_french_parties() -> None:
+    text = (
+        "ACTE DE CESSION\n\nARTICLE 1 — PARTS CÉDÉES\nM. Paul Verlin cède au Groupe Talvane "
+        "les parts qu'il détient."
+    )
+    assert extract_parties_from_text(text) == ["M. Paul Verlin", "Groupe Talvane"]
+
+
+@pytest.mark.parametrize(
+    ("term", "role"),
+    [("Licensee", "licensee"), ("le Preneur", "lessee"), ("the Landlord", "lessor"),
+     ("le Prestataire", "service_provider"), ("Cessionnaire", "buyer"), ("Concédant", "licensor"),
+     ("Franchisee", "franchisee"), ("Borrower", "borrower"), ("Effective Date", None)],
+)  # fmt: skip
+def test_role_vocabulary_is_bilingual(term: str, role: str | None) -> None:
+    assert role_for_term(term) == role
+
+
+def test_a_role_word_alone_is_not_a_party_name() -> None:
+    text = "This Agreement is made by and between Franchisor and Developer as follows."
+    assert extract_parties_from_text(text) == []
+
+
+def test_table_of_contents_between_is_not_the_preamble() -> None:
+    text = (
+        "1.1 Conflict Among Agreements 16 9.2 Assignment 17\n"
+        'This Agreement is entered into by and between Orlo Corp. ("Orlo") and Pell Inc. '
+        '("Pell").'
+    )
+    assert extract_parties_from_text(text) == ["Orlo Corp.", "Pell Inc."]
+
+
+def test_names_are_deduplicated_and_capped_at_six() -> None:
+    names = ", ".join(f"Firm{n} Ltd." for n in range(9))
+    text = f"This Agreement is made by and between {names}; and Firm0 Ltd. as agent."
+    parties = extract_parties_from_text(text)
+    assert len(parties) <= 6
+    assert len(set(parties)) == len(parties)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "(" * 5000, '"' * 3000, "between " * 20000, "x" * 1_000_000,
+     'This Agreement is made between ("Licensor") and (', "By: " * 5000, "Party A: " * 500],
+)  # fmt: skip
+def test_odd_input_never_raises(text: str) -> None:
+    assert isinstance(extract_parties(text), list)
+
+
+def test_gold_and_ours_match_across_a_missing_space() -> None:
+    assert same_party("Inde Living Holdings, Inc.", "IndeLiving Holdings, Inc")
+    assert not same_party("Clarus IV-A, L.P.", "Clarus IV-B, L.P.")
+    assert gold_parties('Radial Spark, LLC ("Vendor")') == ["Radial Spark, LLC"]
