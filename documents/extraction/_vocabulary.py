@@ -20,8 +20,8 @@ Mixed titles, in order of precedence (see :func:`contract_type_key`):
    "Manufacturing Outsourcing" -> manufacturing); at one position the longer phrase wins
    ("bail commercial" over "bail", "stock purchase" over "purchase");
 3. ``services`` yields to any more specific type ("Transportation Services" -> transportation);
-4. ``other``: a contract title ("Escrow..." aside, "Joint Filing Agreement") naming none of the
-   types. A label that is not a contract title at all ("Exhibit B") maps to None.
+4. ``other``: a contract title naming none of the types ("Joint Filing Agreement"); a label
+   that is not a contract title at all ("Exhibit B") maps to None.
 """
 
 from __future__ import annotations
