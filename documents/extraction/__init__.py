@@ -1,34 +1,53 @@
 """Pure metadata extraction from contract text: dates, governing law, parties, amounts,
-amendments and metadata/text contradictions. No Django, no database: plain functions that
-the ingestion pipeline calls and the benchmarks run over CUAD."""
+amendments, contract types, French company identifiers and metadata/text contradictions.
+No Django, no database: plain functions that the ingestion pipeline calls and the benchmarks
+run over CUAD."""
 
 from __future__ import annotations
 
 from ._amendments import AmendmentInfo, detect_amendment
 from ._amounts import Amount, extract_amounts
 from ._checks import find_contradictions
-from ._common import Finding, Unknown, normalize_contract_type
+from ._common import Finding, Unknown, collapse_whitespace, normalize_contract_type
 from ._dates import derive_end_date, parse_date
+from ._identifiers import Identifier, extract_identifiers
 from ._law import governing_law_from_text, normalize_governing_law
 from ._partial import PartialDate, Precision
 from ._parties import display_name, entity_key, normalize_siren, siren_is_valid
 from ._party_finder import Party, extract_parties, extract_parties_from_text
 from ._roles import ROLES, role_for_term
+from ._types import (
+    CONTRACT_TYPES,
+    ContractType,
+    ContractTypeLabel,
+    contract_type_from_text,
+    contract_type_key,
+    contract_type_label,
+)
 
 __all__ = [
+    "CONTRACT_TYPES",
     "ROLES",
     "AmendmentInfo",
     "Amount",
+    "ContractType",
+    "ContractTypeLabel",
     "Finding",
+    "Identifier",
     "PartialDate",
     "Party",
     "Precision",
     "Unknown",
+    "collapse_whitespace",
+    "contract_type_from_text",
+    "contract_type_key",
+    "contract_type_label",
     "derive_end_date",
     "detect_amendment",
     "display_name",
     "entity_key",
     "extract_amounts",
+    "extract_identifiers",
     "extract_parties",
     "extract_parties_from_text",
     "find_contradictions",

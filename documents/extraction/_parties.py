@@ -55,14 +55,19 @@ def normalize_siren(value: str | None) -> str | None:
     return compact if re.fullmatch(r"\d{9}", compact) else None
 
 
-def siren_is_valid(siren: str) -> bool:
-    """Luhn checksum of a nine-digit SIREN."""
-    if not re.fullmatch(r"\d{9}", siren):
+def luhn_is_valid(digits: str) -> bool:
+    """Luhn checksum of a string of digits (SIREN, SIRET)."""
+    if not digits.isdigit() or not digits.isascii():
         return False
     total = 0
-    for index, char in enumerate(reversed(siren)):
+    for index, char in enumerate(reversed(digits)):
         digit = int(char)
         if index % 2 == 1:
             digit = digit * 2 - 9 if digit > 4 else digit * 2
         total += digit
     return total % 10 == 0
+
+
+def siren_is_valid(siren: str) -> bool:
+    """Luhn checksum of a nine-digit SIREN."""
+    return len(siren) == 9 and luhn_is_valid(siren)
