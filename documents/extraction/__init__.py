@@ -8,7 +8,9 @@ from ._amendments import AmendmentInfo, detect_amendment
 from ._amounts import Amount, extract_amounts
 from ._checks import find_contradictions
 from ._common import Finding, Unknown, normalize_contract_type
-from ._dates import derive_end_date, parse_date
+from ._contract_dates import agreement_date, effective_date
+from ._dates import parse_date
+from ._expiration import Expiration, Renewal, expiration, renewal
 from ._law import governing_law_from_text, normalize_governing_law
 from ._partial import PartialDate, Precision
 from ._parties import (
@@ -18,18 +20,24 @@ from ._parties import (
     normalize_siren,
     siren_is_valid,
 )
+from ._terms import derive_end_date
 
 __all__ = [
     "AmendmentInfo",
     "Amount",
+    "Expiration",
     "Finding",
     "PartialDate",
     "Precision",
+    "Renewal",
     "Unknown",
+    "agreement_date",
     "derive_end_date",
     "detect_amendment",
     "display_name",
+    "effective_date",
     "entity_key",
+    "expiration",
     "extract_amounts",
     "extract_parties_from_text",
     "find_contradictions",
@@ -38,5 +46,6 @@ __all__ = [
     "normalize_governing_law",
     "normalize_siren",
     "parse_date",
+    "renewal",
     "siren_is_valid",
 ]
