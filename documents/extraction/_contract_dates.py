@@ -47,7 +47,7 @@ _APOS = "['\u2019]"
 # trusted only in the first lines, where they cannot be a balance sheet "as of March 31".
 _PREAMBLE_ANCHOR = re.compile(
     r"(?P<strong>\b(?:dated|made|entered\s+into|executed|concluded|effective"
-    r"|en\s+date\s+du|conclue?s?\s+le|sign[ée]e?s?\s+le|fait\s+(?:à|a)\s)"
+    r"|en\s+date\s+du|conclue?s?\s+le|sign[ée]e?s?\s+le)"
     r"|\bthis\s+(?:_+|\d|\[|day|first|second|third|\w+(?:th|st)\s+day))"
     r"|(?P<weak>\b(?:as\s+of|date\s*:|du|(?:agreement|contract|contrat|amendment|lease"
     r"|avenant|bail)\b[\s,:\-]{0,3}(?=\S{0,12}\d|[_\[,]|\w+\.?\s+(?:_|\d))))",

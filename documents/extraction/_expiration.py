@@ -18,7 +18,7 @@ from typing import Literal
 from ._common import Finding, Unknown, excerpt
 from ._dates import NUMBER, number_value
 from ._partial import PartialDate
-from ._terms import TermEnd, stated_end
+from ._terms import TermEnd, add_months, stated_end
 
 EXPLICIT = 0.90
 FROM_EFFECTIVE = 0.85
@@ -26,9 +26,9 @@ PERPETUAL = 0.80
 FROM_PARTIAL = 0.60
 
 _REGION_BEFORE, _REGION_AFTER = 250, 600
-_REGIONS_MAX = 40
+_REGIONS_MAX = 80
 _TERM_ANCHOR = re.compile(
-    r"\b(?:initial\s+term|term\s+of\s+(?:this|the)|the\s+term\b|term\s*[.:\n]|duration"
+    r"\b(?:initial\s+term|term\b(?!s)|until\b|ending\b|duration"
     r"|dur[ée]e|expir\w*|perpetu\w*|ind[ée]termin[ée]e|until\s+terminated|anniversary"
     r"|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force|effect)|prend(?:ra)?\s+fin|jusqu)",
     re.IGNORECASE,
@@ -77,9 +77,7 @@ def _regions(text: str, anchor: re.Pattern[str]) -> list[tuple[int, int]]:
     return [(start, min(end, len(text))) for start, end in regions]
 
 
-def _dated(
-    found: Finding, effective: PartialDate | None, text: str, regions: list[tuple[int, int]]
-) -> Finding | Unknown:
+def _dated(found: Finding, effective: PartialDate | None) -> Finding | Unknown:
     term_end: TermEnd = found.value
     if term_end.end is not None:
         confidence = (
@@ -90,12 +88,15 @@ def _dated(
     if found.rule == "duration_from_unknown_start" or effective is None:
         return Unknown("start_unknown", found.evidence, found.start, found.end)
     # The effective date is partial: count from its first and its last possible day and keep
-    # what both ends share.
-    early = stated_end(text, effective.earliest, regions=regions)
-    late = stated_end(text, effective.latest, regions=regions)
-    if early is None or late is None or early.value.end is None or late.value.end is None:
+    # what both anniversaries share (the term ends the day before the anniversary, a
+    # difference a month- or year-precise date cannot show anyway).
+    if term_end.months is None:
         return Unknown("start_unknown", found.evidence, found.start, found.end)
-    first, last = early.value.end, late.value.end
+    try:
+        first = add_months(effective.earliest, term_end.months)
+        last = add_months(effective.latest, term_end.months)
+    except ValueError:  # an end beyond the year 9999 is no date
+        return Unknown("start_unknown", found.evidence, found.start, found.end)
     if first.year != last.year:
         return Unknown("start_unknown", found.evidence, found.start, found.end)
     month = first.month if first.month == last.month else None
@@ -112,7 +113,7 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
     start = effective.exact if effective is not None else None
     found = stated_end(text, start, regions=regions)
     if found is not None:
-        return _dated(found, effective, text, regions)
+        return _dated(found, effective)
     for region_start, region_end in regions:
         perpetual = _PERPETUAL.search(text, region_start, region_end)
         if perpetual is not None:
@@ -157,8 +158,11 @@ _PERIOD = re.compile(
     r"|(?P<annual>year[\s-]to[\s-]year|annual|d['\u2019]ann[ée]e\s+en\s+ann[ée]e)",
     re.IGNORECASE,
 )
+# "ninety (90) days' prior written notice", "trois mois avant l'échéance".
 _NOTICE_AFTER = re.compile(
-    r"^[^.]{0,60}?(?:notice|prior|in\s+advance|before|pr[ée]avis|avant)", re.IGNORECASE
+    r"^(?:['\u2019]s?)?\s*(?:(?:prior|advance|written|calendar|business|de)\s+){0,3}"
+    r"(?:notice|in\s+advance|before|prior|pr[ée]avis|avant|à\s+l['\u2019]avance)",
+    re.IGNORECASE,
 )
 _NOTICE_BEFORE = re.compile(
     r"(?:pr[ée]avis\s+(?:\w+\s+)?(?:de|d['\u2019])|notice\s+of|at\s+least|not\s+less\s+than"

@@ -38,7 +38,9 @@ _EXPLICIT_END_RULES = (
     rf"\bdu\s+{DATE_PHRASE}\s+au\s+",
     rf"\bfrom\s+{DATE_PHRASE}\s+(?:to|until|through)\s+",
     r"\b(?:until|through|till)\s+(?:and\s+including\s+)?",
-    r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate)\s+on\s+",
+    r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate|conclud(?:e|es|ing))"
+    r"\s+(?:on|upon)\s+(?:the\s+)?",
+    r"\b(?:and\s+)?ending\s+",
     r"\bexpiration\s+date\s+(?:shall\s+be|is|of)?\s*:?\s*",
 )  # fmt: skip
 _EXTENSION = [re.compile(rf"(?:{rule})$", re.IGNORECASE) for rule in _EXTENSION_RULES]
@@ -72,12 +74,13 @@ _EXCLUDED_AFTER = re.compile(
     re.IGNORECASE,
 )
 _START_AFTER = re.compile(
-    rf"^\W*(?:à\s+compter\s+du|à\s+partir\s+du|from|commencing\s+on|beginning\s+on)\s+{_D}",
+    rf"^\W*(?:à\s+compter\s+du|à\s+partir\s+du|from|(?:commencing|beginning|starting)\s+(?:on|as\s+of)"
+    rf")\s+(?:the\s+)?{_D}",
     re.IGNORECASE,
 )
 _START_BEFORE = re.compile(
     rf"(?:prend\s+effet|prendra\s+effet|commence|débute|entre\s+en\s+vigueur|effective"
-    rf"|starts?|commenc(?:es|ing)|begins?)\s+(?:on\s+|as\s+of\s+)?(?:le\s+)?{_D}",
+    rf"|starts?|commenc(?:es|ing)|begins?)\s+(?:on\s+|upon\s+|as\s+of\s+)?(?:le\s+|the\s+)?{_D}",
     re.IGNORECASE,
 )
 # The event a duration is counted from, when it is named rather than dated.
@@ -97,6 +100,10 @@ _KNOWN_START = re.compile(
     r"|execution|signature|date\s+d['\u2019](?:effet|entr[ée]e\s+en\s+vigueur)|entr[ée]e\s+en"
     r"\s+vigueur|this\s+agreement|the\s+agreement|agreement\s+date|présent|signing)",
     re.IGNORECASE,
+)
+# Whose duration it is: a sentence about the agreement or its term, unless the article is.
+_SUBJECT = re.compile(
+    r"\b(?:agreement|contract|term|contrat|convention|dur[ée]e|bail|lease|accord)\b", re.IGNORECASE
 )
 _TERM_HEADING = re.compile(
     r"(?im)^[^\n]{0,40}\b(?:dur[ée]e|terme|term|duration)\b[^\n]{0,40}$"
@@ -184,12 +191,16 @@ def _explicit_end(scope: _Scope) -> Finding | None:
     return None
 
 
+def _sentence_before(text: str, position: int) -> str:
+    sentence_start = max(text.rfind(".", 0, position), text.rfind("\n", 0, position))
+    return text[max(sentence_start + 1, position - 160) : position]
+
+
 def _duration_end(text: str, match: re.Match[str], start_date: date | None) -> tuple[TermEnd, str]:
     count = number_value(match.group("number")) or 0
     unit = fold_accents(match.group("unit")).lower()
     months = count if unit.startswith(("mois", "month")) else 12 * count
-    sentence_start = max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start()))
-    before = text[max(sentence_start + 1, match.start() - 160) : match.start()]
+    before = _sentence_before(text, match.start())
     after = text[match.end() : match.end() + 120]
     dated = _START_AFTER.search(after) or _START_BEFORE.search(before)
     if dated:
@@ -227,6 +238,8 @@ def _stated_durations(scope: _Scope, start_date: date | None) -> list[Finding]:
                 continue
             strong = bool(_STRONG_BEFORE.search(before) or _STRONG_AFTER.search(after))
             section = scope.in_section(match.start())
+            if not section and not _SUBJECT.search(_sentence_before(text, match.start())):
+                continue
             # "pour neuf ans" is only trusted inside the article about the term.
             if not strong and not (section and _WEAK_BEFORE.search(before)):
                 continue
@@ -245,12 +258,13 @@ def _anniversary(scope: _Scope, start_date: date | None) -> Finding | None:
             years = _ORDINALS.get(ordinal) or int(re.sub(r"\D", "", ordinal) or 0)
             if not years:
                 continue
-            known = _known_reference(match.group("reference"))
-            base = start_date if known else None
-            term_end = TermEnd(
-                _shift(base, 12 * years, through=False) if base else None, 12 * years
-            )
-            rule = "anniversary" if known else "duration_from_unknown_start"
+            # The anniversary of some other event ("of the termination of a project") is no
+            # term of the agreement.
+            if not _known_reference(match.group("reference")):
+                continue
+            end_date = _shift(start_date, 12 * years, through=False) if start_date else None
+            term_end = TermEnd(end_date, 12 * years)
+            rule = "anniversary"
             evidence = excerpt(scope.text, match.start(), match.end())
             return Finding(term_end, evidence, rule, match.start(), match.end())
     return None
