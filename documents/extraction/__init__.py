@@ -9,13 +9,16 @@ from ._amendments import AmendmentInfo, detect_amendment
 from ._amounts import Amount, extract_amounts
 from ._checks import find_contradictions
 from ._common import Finding, Unknown, collapse_whitespace, normalize_contract_type
-from ._dates import derive_end_date, parse_date
+from ._contract_dates import agreement_date, effective_date
+from ._dates import parse_date
+from ._expiration import Expiration, Renewal, expiration, renewal
 from ._identifiers import Identifier, extract_identifiers
 from ._law import governing_law_from_text, normalize_governing_law
 from ._partial import PartialDate, Precision
 from ._parties import display_name, entity_key, normalize_siren, siren_is_valid
 from ._party_finder import Party, extract_parties, extract_parties_from_text
 from ._roles import ROLES, role_for_term
+from ._terms import derive_end_date
 from ._types import (
     CONTRACT_TYPES,
     ContractType,
@@ -32,12 +35,15 @@ __all__ = [
     "Amount",
     "ContractType",
     "ContractTypeLabel",
+    "Expiration",
     "Finding",
     "Identifier",
     "PartialDate",
     "Party",
     "Precision",
+    "Renewal",
     "Unknown",
+    "agreement_date",
     "collapse_whitespace",
     "contract_type_from_text",
     "contract_type_key",
@@ -45,7 +51,9 @@ __all__ = [
     "derive_end_date",
     "detect_amendment",
     "display_name",
+    "effective_date",
     "entity_key",
+    "expiration",
     "extract_amounts",
     "extract_identifiers",
     "extract_parties",
@@ -56,6 +64,7 @@ __all__ = [
     "normalize_governing_law",
     "normalize_siren",
     "parse_date",
+    "renewal",
     "role_for_term",
     "siren_is_valid",
 ]

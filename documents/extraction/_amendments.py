@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from ._common import Finding, fold_accents
-from ._dates import DATE_PHRASE, derive_end_date, parse_date
+from ._dates import DATE_PHRASE, parse_date
+from ._terms import derive_end_date
 
 
 @dataclass(frozen=True)

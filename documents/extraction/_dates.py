@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import calendar
 import re
-from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import date
 from functools import cache
 from typing import Any
 
 import dateparser  # type: ignore[import-untyped]
 
-from ._common import Finding, excerpt, fold_accents
+from ._common import fold_accents
 
 _MONTHS: dict[str, int] = {
     # French (accents are folded before lookup) and English, full and abbreviated.
@@ -128,11 +126,11 @@ def parse_date(value: str | None) -> date | None:
 _DATE_ANCHOR = re.compile(r"\d{4}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2}")
 
 
-def date_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of the date phrases in the text, located around years first."""
+def date_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Spans of the date phrases in ``text[start:end]``, located around years first."""
     spans: list[tuple[int, int]] = []
-    last_end = 0
-    for anchor in _DATE_ANCHOR.finditer(text):
+    last_end = start
+    for anchor in _DATE_ANCHOR.finditer(text, start, len(text) if end is None else end):
         if anchor.start() < last_end:
             continue
         low = max(last_end, anchor.start() - 40)
@@ -146,13 +144,13 @@ def date_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def find_dates(text: str) -> list[tuple[date, int, int]]:
-    """Every parsable date phrase in the text, with its span."""
+def find_dates(text: str, start: int = 0, end: int | None = None) -> list[tuple[date, int, int]]:
+    """Every parsable date phrase in ``text[start:end]``, with its span."""
     found = []
-    for start, end in date_spans(text):
-        parsed = parse_date(text[start:end])
+    for phrase_start, phrase_end in date_spans(text, start, end):
+        parsed = parse_date(text[phrase_start:phrase_end])
         if parsed is not None:
-            found.append((parsed, start, end))
+            found.append((parsed, phrase_start, phrase_end))
     return found
 
 
@@ -167,6 +165,7 @@ _NUMBER_WORDS: dict[str, int] = {
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
     "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
     "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
 _NUMBER_WORD_RE = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 NUMBER = (
@@ -185,177 +184,3 @@ def number_value(phrase: str) -> int | None:
         if word != "et":
             total += _NUMBER_WORDS.get(word, 0)
     return total or None
-
-
-# --- end dates -------------------------------------------------------------------------------
-
-_D = rf"(?P<date>{DATE_PHRASE})"
-_APOS = "['\u2019]"
-# Each rule is the wording that precedes an end date; it is tried on the few words before
-# every date phrase instead of being scanned over the whole contract.
-_EXTENSION_RULES = (
-    rf"(?:report[ée]e?s?|prorog[ée]e?s?|prolong[ée]e?s?|repouss[ée]e?s?)\s+(?:jusqu{_APOS}(?:au|à)|au|à)\s+(?:le\s+)?",
-    r"\bextended\s+(?:until|to|through|till)\s+",
-)  # fmt: skip
-_EXPLICIT_END_RULES = (
-    rf"\bjusqu{_APOS}(?:au|à)\s+(?:le\s+)?",
-    r"\b(?:prend|prendra|prennent)\s+fin\s+(?:le\s+)?",
-    rf"\bs{_APOS}ach[eè]v(?:e|era|ent)\s+(?:au\s+plus\s+tard\s+)?le\s+",
-    r"\b(?:expire|expirera|arrive\s+à\s+(?:échéance|son\s+terme))\s+le\s+",
-    r"\bdate\s+de\s+fin\s*:?\s*(?:le\s+)?",
-    rf"\bdu\s+{DATE_PHRASE}\s+au\s+",
-    rf"\bfrom\s+{DATE_PHRASE}\s+(?:to|until|through)\s+",
-    r"\b(?:until|through|till)\s+(?:and\s+including\s+)?",
-    r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate)\s+on\s+",
-    r"\bexpiration\s+date\s+(?:shall\s+be|is|of)?\s*:?\s*",
-)  # fmt: skip
-_EXTENSION = [re.compile(rf"(?:{rule})$", re.IGNORECASE) for rule in _EXTENSION_RULES]
-_EXPLICIT_END = [re.compile(rf"(?:{rule})$", re.IGNORECASE) for rule in _EXPLICIT_END_RULES]
-_RULE_LOOKBACK_CHARS = 120
-
-_UNIT = r"(?P<unit>ans?|ann[ée]es?|mois|years?|months?)"
-_DURATION = re.compile(rf"(?<![\w-])(?P<number>{NUMBER})\s+(?:\w+\s+)?{_UNIT}\b", re.IGNORECASE)
-_UNIT_WORD = re.compile(r"\b(?:ans?|ann[ée]es?|mois|years?|months?)\b", re.IGNORECASE)
-# Durations of the contract itself, as opposed to notice periods, trial periods, rates.
-_STRONG_BEFORE = re.compile(
-    r"(?:dur[ée]e\s+(?:\w+\s+)?(?:de|d['\u2019])|conclue?s?\s+pour|term\s+of|period\s+of"
-    r"|couvre\s+les|pour\s+une\s+p[ée]riode\s+de)\s*$",
-    re.IGNORECASE,
-)
-_WEAK_BEFORE = re.compile(r"(?:\bpour|\bpendant|\bfor|\bsur)\s*$|\n\s*$", re.IGNORECASE)
-_STRONG_AFTER = re.compile(
-    r"^\W*(?:à\s+compter|à\s+partir|qui\s+suivent|suivant|from|after|following|commencing)",
-    re.IGNORECASE,
-)
-_EXCLUDED_BEFORE = re.compile(
-    r"(?:chaque|each|essai|trial|pr[ée]avis|notice|within|dans\s+les|at\s+least|au\s+moins"
-    r"|euribor|libor|d[ée]lai)\b[^.]{0,40}$",
-    re.IGNORECASE,
-)
-_EXCLUDED_AFTER = re.compile(
-    r"^\W*(?:à\s+l['\u2019]avance|prior|notice|in\s+advance)", re.IGNORECASE
-)
-_START_AFTER = re.compile(
-    rf"^\W*(?:à\s+compter\s+du|à\s+partir\s+du|from|commencing\s+on|beginning\s+on)\s+{_D}",
-    re.IGNORECASE,
-)
-_START_BEFORE = re.compile(
-    rf"(?:prend\s+effet|prendra\s+effet|commence|débute|entre\s+en\s+vigueur|effective"
-    rf"|starts?|commenc(?:es|ing)|begins?)\s+(?:on\s+|as\s+of\s+)?(?:le\s+)?{_D}",
-    re.IGNORECASE,
-)
-_TERM_HEADING = re.compile(
-    r"(?im)^[^\n]{0,40}\b(?:dur[ée]e|terme|term|duration)\b[^\n]{0,40}$"
-    r"|\b(?:\d+(?:\.\d+)*\.?\s+)?(?:term|duration)\s*[.:]\s",
-)
-_SECTION_MAX_CHARS = 1500
-
-
-def add_months(start: date, months: int) -> date:
-    """Calendar month arithmetic, clamping to the month's last day (31 Jan + 1 month = 28 Feb)."""
-    month_index = start.month - 1 + months
-    year, month = start.year + month_index // 12, month_index % 12 + 1
-    return date(year, month, min(start.day, calendar.monthrange(year, month)[1]))
-
-
-def _term_sections(text: str) -> list[tuple[int, int]]:
-    sections = []
-    for heading in _TERM_HEADING.finditer(text):
-        limit = heading.end() + _SECTION_MAX_CHARS
-        end = text.find("\n\n", heading.end() + 1, limit)
-        sections.append((heading.start(), limit if end == -1 else min(end, limit)))
-    return sections
-
-
-def _duration_end(
-    text: str, match: re.Match[str], signature_date: date | None
-) -> tuple[date, str] | None:
-    count = number_value(match.group("number"))
-    if not count:
-        return None
-    sentence_start = max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start()))
-    before = text[max(sentence_start + 1, match.start() - 160) : match.start()]
-    after = text[match.end() : match.end() + 120]
-    start_match = _START_AFTER.search(after) or _START_BEFORE.search(before)
-    if start_match:
-        start, rule = parse_date(start_match.group("date")), "duration_from_start"
-    else:
-        start, rule = signature_date, "duration_from_signature"
-    if start is None:
-        return None
-    unit = fold_accents(match.group("unit")).lower()
-    months = count if unit.startswith(("mois", "month")) else 12 * count
-    # A term of N years starting on day D ends the day before D's anniversary.
-    return add_months(start, months) - timedelta(days=1), rule
-
-
-def derive_end_date(text: str, signature_date: date | None) -> Finding | None:
-    """The contract's end date as stated by its text, or None.
-
-    An extension ("reportée au 30 juin 2028") beats an explicit end date ("jusqu'au ..."),
-    which beats a duration counted from a stated start or from the signature date.
-    Within a rule family, matches inside a term/durée section win, then the earliest one.
-    """
-    sections: list[tuple[int, int]] | None = None
-
-    def in_section(position: int) -> bool:
-        nonlocal sections
-        if sections is None:
-            sections = _term_sections(text)
-        return any(start <= position < end for start, end in sections)
-
-    dates = find_dates(text)
-    for family, end_rules in (("extension", _EXTENSION), ("explicit_end_date", _EXPLICIT_END)):
-        candidates: list[tuple[bool, int, date, int, int]] = []
-        for end_date, start, end in dates:
-            context_start = max(0, start - _RULE_LOOKBACK_CHARS)
-            context = text[context_start:start]
-            for end_rule in end_rules:
-                match = end_rule.search(context)
-                if match:
-                    candidates.append(
-                        (not in_section(start), start, end_date, context_start + match.start(), end)
-                    )
-                    break
-        if candidates:
-            _, _, end_date, start, end = min(candidates, key=lambda item: item[:2])
-            return Finding(end_date, excerpt(text, start, end), family)
-
-    durations = _stated_durations(text, signature_date, in_section)
-    if not durations:
-        return None
-    _, _, (end_date, rule), match = min(durations, key=lambda item: item[:2])
-    return Finding(end_date, excerpt(text, match.start(), match.end()), rule)
-
-
-def _stated_durations(
-    text: str, signature_date: date | None, in_section: Callable[[int], bool]
-) -> list[tuple[bool, int, tuple[date, str], re.Match[str]]]:
-    """Each trusted "for N years/months" with the end it gives: (outside the term section,
-    position, (end, rule), match)."""
-    durations: list[tuple[bool, int, tuple[date, str], re.Match[str]]] = []
-    for unit in _UNIT_WORD.finditer(text):
-        window_start = max(0, unit.start() - 60)
-        match = next(
-            (
-                candidate
-                for candidate in _DURATION.finditer(text, window_start, unit.end())
-                if candidate.end() == unit.end()
-            ),
-            None,
-        )
-        if match is None:
-            continue
-        before = text[max(0, match.start() - 60) : match.start()]
-        after = text[match.end() : match.end() + 60]
-        if _EXCLUDED_BEFORE.search(before) or _EXCLUDED_AFTER.search(after):
-            continue
-        strong = bool(_STRONG_BEFORE.search(before) or _STRONG_AFTER.search(after))
-        section = in_section(match.start())
-        # "pour neuf ans" is only trusted inside the article about the term.
-        if not strong and not (section and _WEAK_BEFORE.search(before)):
-            continue
-        counted = _duration_end(text, match, signature_date)
-        if counted is not None:
-            durations.append((not section, match.start(), counted, match))
-    return durations

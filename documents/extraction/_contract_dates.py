@@ -1,0 +1,302 @@
+"""The agreement (signature) date and the effective date of a contract, read from its text.
+
+Where the date is looked for, and how much each place is trusted (``Finding.confidence``):
+
+====================================================  ==========
+preamble ("dated as of", "made and entered into on",   0.95
+"en date du", "conclu le") in the opening
+signature block ("Fait à Lyon, le ...", "Date: ...")    0.90
+definition of the "Effective Date" (fallback)           0.80
+"as of the date first written above" with only an       0.70
+unanchored date in the opening to refer to
+an unanchored date in the first lines (a letter's date) 0.60
+the agreement date standing for a silent effective     0.60
+date (a contract takes effect when it is concluded)
+a two-digit year ("03/05/04")                          ≤ 0.60
+preamble and signature block disagree                  -0.25
+====================================================  ==========
+
+Only the opening (the preamble), the closing (the signature block) and the sentences around
+an anchor word are read, so a 300-page contract costs no more than a 3-page one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._common import Finding, Unknown, excerpt
+from ._date_phrases import DatePhrase, date_phrases, first_date_phrase, reads_french
+from ._partial import PartialDate
+
+PREAMBLE = 0.95
+SIGNATURE_BLOCK = 0.90
+EFFECTIVE_DEFINITION = 0.80
+FIRST_WRITTEN_ABOVE = 0.70
+OPENING_DATE = 0.60
+DEFAULT_TO_AGREEMENT = 0.60
+TWO_DIGIT_YEAR = 0.60
+CONTRADICTED = 0.25
+
+_OPENING_CHARS = 6000
+_DATE_LINE_CHARS = 1000
+_ANCHOR_REACH = 90
+_APOS = "['\u2019]"
+
+# The words that introduce the date of the agreement in a preamble; the date must follow
+# within a few words, before the sentence ends. The weak ones ("as of", a bare title) are
+# trusted only in the first lines, where they cannot be a balance sheet "as of March 31".
+_PREAMBLE_ANCHOR = re.compile(
+    r"(?P<strong>\b(?:dated|made|entered\s+into|executed|concluded|effective"
+    r"|en\s+date\s+du|conclue?s?\s+le|sign[ée]e?s?\s+le)"
+    r"|\bthis\s+(?:_+|\d|\[|day|first|second|third|\w+(?:th|st)\s+day))"
+    r"|(?P<weak>\b(?:as\s+of|date\s*:|du|(?:agreement|contract|contrat|amendment|lease"
+    r"|avenant|bail)\b[\s,:\-]{0,3}(?=\S{0,12}\d|[_\[,]|\w+\.?\s+(?:_|\d))))",
+    re.IGNORECASE,
+)
+_WEAK_ANCHOR_CHARS = 1500
+# "... to the Supply Agreement dated April 1, 2017": the date of the agreement amended.
+_REFERENCED_AGREEMENT = re.compile(
+    r"\b(?:to|of|under|amend\w*|and|into)\s+(?:the|that\s+certain|a|an|said|such)\s+(?:[^\s.;]+\s+)"
+    r"{0,10}?(?:agreement|contract|lease|licen[cs]e|contrat)\b(?:\s*\([^)]{0,80}\))?\s*,?\s*$",
+    re.IGNORECASE,
+)
+# The recitals tell the story of earlier agreements: the preamble ends where they start.
+_RECITALS = re.compile(
+    r"\b(?:WHEREAS|RECITALS|BACKGROUND|WITNESSETH|Whereas,|PR[ÉE]AMBULE|EXPOS[ÉE]\s+PR[ÉE]ALABLE"
+    r"|IL\s+A\s+[ÉE]T[ÉE]\s+(?:EXPOS[ÉE]|PR[ÉE]ALABLEMENT))"
+)
+# A filing stamp repeated on every page ("Source: ACME INC, 8-K, 10/1/2008") dates the filing.
+_FILING_STAMP = re.compile(r"(?:^|\n)[ \t]*Source:[^\n]*$")
+_WITNESS = re.compile(r"in\s+witness\s+where(?:of|by)|en\s+foi\s+de\s+quoi", re.IGNORECASE)
+_FIRST_WRITTEN = re.compile(
+    r"(?:date|day)s?\s+(?:and\s+year\s+)?(?:first\s+)?(?:above|hereinabove|before)"
+    r"|first\s+(?:above\s+)?(?:written|set\s+forth|stated)|date\s+hereof",
+    re.IGNORECASE,
+)
+_SIGNATURE_REACH = 3000
+_SIGNED_ON = re.compile(
+    r"(?:^|\n)[ \t]*(?:dated?|signed\s+on|date\s+of\s+signature|le)\b\s*:?"
+    r"|\bfait\s+(?:à|a)\s+[^,\n]{1,40},?\s+le\b|\bsign[ée]e?s?\s+le\b"
+    r"|\b(?:executed|signed)\s+(?:this\s+agreement\s+)?(?:on|as\s+of)\b",
+    re.IGNORECASE,
+)
+_EFFECTIVE_TERM = re.compile(
+    r"[\"“”'\u2018\u2019«]\s*(?:effective\s+date|date\s+d['\u2019]effet|date\s+d['\u2019]entr[ée]e"
+    r"\s+en\s+vigueur)\s*[\"“”'\u2018\u2019»]",
+    re.IGNORECASE,
+)
+_EFFECTIVE_WORDING = re.compile(
+    r"\b(?:shall\s+(?:become|be)\s+effective|becomes?\s+effective|take[s]?\s+effect"
+    r"|prend(?:ra)?\s+effet|entre(?:ra)?\s+en\s+vigueur|effective\s+(?:as\s+of|on|from))\b",
+    re.IGNORECASE,
+)
+_MEANS_AGREEMENT_DATE = re.compile(
+    r"date\s+(?:first\s+)?(?:above\s+)?written|date\s+(?:first\s+)?(?:set\s+forth|stated)\s+above"
+    r"|date\s+hereof|date\s+of\s+(?:this|the)\s+agreement|execution\s+(?:date|of\s+this)"
+    r"|(?:last|later)\s+(?:of\s+the\s+)?(?:dates?\s+)?(?:of\s+)?(?:signature|execution)"
+    r"|date\s+de\s+(?:sa\s+|la\s+)?signature|jour\s+de\s+(?:sa\s+)?signature",
+    re.IGNORECASE,
+)
+
+
+def _confidence(base: float, phrase: DatePhrase) -> float:
+    return min(base, TWO_DIGIT_YEAR) if phrase.two_digit_year else base
+
+
+def _finding(text: str, anchor_start: int, phrase: DatePhrase, rule: str, base: float) -> Finding:
+    return Finding(
+        phrase.value,
+        excerpt(text, anchor_start, phrase.end),
+        rule,
+        start=anchor_start,
+        end=phrase.end,
+        confidence=_confidence(base, phrase),
+    )
+
+
+class _Reader:
+    """The text, its language, and the impossible dates met while reading it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.month_first = not reads_french(text)
+        self.impossible: DatePhrase | None = None
+
+    def date_after(
+        self, position: int, reach: int = _ANCHOR_REACH, *, across_lines: bool = False
+    ) -> DatePhrase | None:
+        """The date phrase that follows ``position`` within the same sentence (or on the next
+        lines, for a title whose date line sits under it)."""
+        phrase = first_date_phrase(
+            self.text, position, position + reach, month_first=self.month_first
+        )
+        if phrase is None or self.stamped(phrase.start):
+            return None
+        between = self.text[position : phrase.start]
+        # "... on the terms below. Dated 5 May": a sentence end cuts the anchor off.
+        if re.search(r"[.;]\s" if across_lines else r"[.;]\s|\n\s*\n", between):
+            return None
+        if phrase.value is None:
+            self.impossible = self.impossible or phrase
+            return None
+        return phrase
+
+    def stamped(self, position: int) -> bool:
+        line_start = self.text.rfind("\n", 0, position)
+        return bool(_FILING_STAMP.match(self.text, max(0, line_start), position))
+
+    def preamble(self) -> Finding | None:
+        recitals = _RECITALS.search(self.text, 0, _OPENING_CHARS)
+        stop = recitals.start() if recitals else _OPENING_CHARS
+        for anchor in _PREAMBLE_ANCHOR.finditer(self.text, 0, stop):
+            weak = anchor.group("weak")
+            if weak and anchor.start() > _WEAK_ANCHOR_CHARS:
+                continue
+            before = self.text[max(0, anchor.start() - 160) : anchor.start()]
+            if _REFERENCED_AGREEMENT.search(before):
+                continue
+            phrase = self.date_after(anchor.end(), across_lines=bool(weak))
+            if phrase is not None:
+                return _finding(self.text, anchor.start(), phrase, "preamble", PREAMBLE)
+        return None
+
+    def signature_block(self) -> tuple[Finding | None, bool]:
+        """The date written in the signature block, and whether the block refers back to
+        the date "first written above"."""
+        witnesses = list(_WITNESS.finditer(self.text))
+        if not witnesses:
+            return self._closing_date(max(0, len(self.text) - _SIGNATURE_REACH)), False
+        witness = witnesses[-1]
+        clause_end = witness.end() + 300
+        refers_back = bool(_FIRST_WRITTEN.search(self.text, witness.end(), clause_end))
+        return self._closing_date(witness.start()), refers_back
+
+    def _closing_date(self, start: int) -> Finding | None:
+        stop = start + _SIGNATURE_REACH
+        found: list[Finding] = []
+        for anchor in _SIGNED_ON.finditer(self.text, start, stop):
+            phrase = self.date_after(anchor.end(), reach=60)
+            if phrase is not None:
+                found.append(_finding(self.text, anchor.start(), phrase, "signature_block", 0.9))
+        if not found:
+            return None
+        # The contract is concluded when the last party signs.
+        return max(found, key=lambda finding: finding.value.earliest)
+
+    def effective_definition(self) -> Finding | None:
+        for term in _EFFECTIVE_TERM.finditer(self.text):
+            around = max(0, term.start() - 160)
+            phrases = [
+                phrase
+                for phrase in date_phrases(
+                    self.text, around, term.end() + 160, month_first=self.month_first
+                )
+                if phrase.value is not None
+            ]
+            if phrases:
+                # The date nearest the defined term is the one it names.
+                phrase = min(phrases, key=lambda item: _distance(item, term.start(), term.end()))
+                start = min(phrase.start, term.start())
+                return Finding(
+                    phrase.value,
+                    excerpt(self.text, start, max(phrase.end, term.end())),
+                    "effective_date_definition",
+                    start=start,
+                    end=max(phrase.end, term.end()),
+                    confidence=_confidence(EFFECTIVE_DEFINITION, phrase),
+                )
+        return None
+
+    def opening_date(self, reach: int, rule: str, confidence: float) -> Finding | None:
+        """The first date of the opening lines (a letter agreement's date line)."""
+        for phrase in date_phrases(self.text, 0, reach, month_first=self.month_first):
+            if phrase.value is not None and not self.stamped(phrase.start):
+                return _finding(self.text, phrase.start, phrase, rule, confidence)
+        return None
+
+
+def _distance(phrase: DatePhrase, start: int, end: int) -> int:
+    return max(0, start - phrase.end, phrase.start - end)
+
+
+def _compatible(left: PartialDate, right: PartialDate) -> bool:
+    """Whether two dates may be the same day ("February 2017" and "February 14, 2017")."""
+    return left.earliest <= right.latest and right.earliest <= left.latest
+
+
+def _with_alternative(best: Finding, other: Finding) -> Finding:
+    return Finding(
+        best.value,
+        best.evidence,
+        best.rule,
+        start=best.start,
+        end=best.end,
+        confidence=round(best.confidence - CONTRADICTED, 2),
+        alternatives=(other,),
+    )
+
+
+def agreement_date(text: str) -> Finding | Unknown:
+    """The date the contract was made, as a :class:`PartialDate` known to the day, the month
+    or the year; Unknown("not_found") or Unknown("impossible_date") otherwise. Never raises."""
+    if not text:
+        return Unknown("not_found")
+    reader = _Reader(text)
+    preamble = reader.preamble()
+    signed, refers_back = reader.signature_block()
+    if preamble is not None:
+        if signed is not None and not _compatible(preamble.value, signed.value):
+            return _with_alternative(preamble, signed)
+        return preamble
+    if signed is not None:
+        return signed
+    fallback = (
+        reader.opening_date(_DATE_LINE_CHARS, "opening_date", OPENING_DATE)
+        or reader.effective_definition()
+        or (
+            reader.opening_date(_OPENING_CHARS, "date_first_written_above", FIRST_WRITTEN_ABOVE)
+            if refers_back
+            else None
+        )
+    )
+    if fallback is not None:
+        return fallback
+    if reader.impossible is not None:
+        return Unknown(
+            "impossible_date",
+            excerpt(text, reader.impossible.start, reader.impossible.end),
+            reader.impossible.start,
+            reader.impossible.end,
+        )
+    return Unknown("not_found")
+
+
+def effective_date(text: str, agreement: PartialDate | None) -> Finding | Unknown:
+    """The date the contract takes effect: its "Effective Date" as defined, the date it
+    "shall become effective on" / "prend effet le", the agreement date when the text says so
+    ("the date first written above") or says nothing. Never raises."""
+    if not text:
+        return Unknown("not_found")
+    reader = _Reader(text)
+    for term in _EFFECTIVE_TERM.finditer(text):
+        window = text[max(0, term.start() - 40) : term.end() + 120]
+        if _MEANS_AGREEMENT_DATE.search(window) and agreement is not None:
+            return Finding(
+                agreement,
+                excerpt(text, term.start(), term.end() + 120),
+                "effective_date_is_agreement_date",
+                start=term.start(),
+                end=min(len(text), term.end() + 120),
+                confidence=0.85,
+            )
+        break
+    stated = reader.effective_definition()
+    if stated is not None:
+        return stated
+    for wording in _EFFECTIVE_WORDING.finditer(text, 0, min(len(text), 60000)):
+        phrase = reader.date_after(wording.end(), reach=60)
+        if phrase is not None:
+            return _finding(text, wording.start(), phrase, "effective_wording", 0.85)
+    if agreement is not None:
+        return Finding(agreement, "", "agreement_date_default", confidence=DEFAULT_TO_AGREEMENT)
+    return Unknown("not_found")

@@ -1,0 +1,232 @@
+"""When a contract's initial term expires, and whether and how it renews.
+
+Only the sentences around anchor words ("term", "durée", "expire", "perpetual", "renew",
+"reconduction") are read: the term clause of a 300-page contract is found without running
+the date rules over all of it.
+
+Confidence: an extension or explicit end date 0.90, a duration counted from a known effective
+date 0.85, "perpetual" / "until terminated" 0.80, a duration counted from an effective date
+known only to the month or year 0.60 (the end is then kept at that precision).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from ._common import Finding, Unknown, excerpt
+from ._dates import NUMBER, number_value
+from ._partial import PartialDate
+from ._terms import TermEnd, add_months, stated_end
+
+EXPLICIT = 0.90
+FROM_EFFECTIVE = 0.85
+PERPETUAL = 0.80
+FROM_PARTIAL = 0.60
+
+_REGION_BEFORE, _REGION_AFTER = 250, 600
+_REGIONS_MAX = 80
+_TERM_ANCHOR = re.compile(
+    r"\b(?:initial\s+term|term\b(?!s)|until\b|ending\b|duration"
+    r"|dur[ée]e|expir\w*|perpetu\w*|ind[ée]termin[ée]e|until\s+terminated|anniversary"
+    r"|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force|effect)|prend(?:ra)?\s+fin|jusqu)",
+    re.IGNORECASE,
+)
+_PERPETUAL = re.compile(
+    r"\bperpetu(?:al(?:ly)?|ity)\b|until\s+(?:it\s+is\s+|so\s+|otherwise\s+)?terminated"
+    r"|until\s+(?:either|one|a)\s+party\s+terminates|indefinite(?:ly)?\b"
+    r"|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?\s+"
+    r"(?:unless\s+and\s+until|until\s+(?:such\s+time|either|one|the\s+agreement\s+is))"
+    r"|dur[ée]e\s+ind[ée]termin[ée]e|sans\s+limitation\s+de\s+dur[ée]e|no\s+fixed\s+term",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Expiration:
+    """The end of the initial term: a date (possibly partial), or "perpetual" for a contract
+    that runs until terminated. ``term_months`` is the initial term when stated as a duration."""
+
+    kind: Literal["date", "perpetual"]
+    date: PartialDate | None = None
+    term_months: int | None = None
+
+
+@dataclass(frozen=True)
+class Renewal:
+    """How the contract renews: automatically (tacite reconduction) or at a party's option,
+    for periods of ``term_months``, unless notice is given ``notice_days`` before the end."""
+
+    automatic: bool
+    term_months: int | None = None
+    notice_days: int | None = None
+
+
+def _regions(text: str, anchor: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Windows around the anchor words, merged, at most a few dozen."""
+    regions: list[tuple[int, int]] = []
+    for match in anchor.finditer(text):
+        start, end = max(0, match.start() - _REGION_BEFORE), match.end() + _REGION_AFTER
+        if regions and start <= regions[-1][1]:
+            regions[-1] = (regions[-1][0], max(regions[-1][1], end))
+        elif len(regions) >= _REGIONS_MAX:
+            break
+        else:
+            regions.append((start, end))
+    return [(start, min(end, len(text))) for start, end in regions]
+
+
+def _dated(found: Finding, effective: PartialDate | None) -> Finding | Unknown:
+    term_end: TermEnd = found.value
+    if term_end.end is not None:
+        confidence = (
+            EXPLICIT if found.rule in {"extension", "explicit_end_date"} else FROM_EFFECTIVE
+        )
+        value = Expiration("date", PartialDate.of(term_end.end), term_end.months)
+        return replace(found, value=value, confidence=confidence)
+    if found.rule == "duration_from_unknown_start" or effective is None:
+        return Unknown("start_unknown", found.evidence, found.start, found.end)
+    # The effective date is partial: count from its first and its last possible day and keep
+    # what both anniversaries share (the term ends the day before the anniversary, a
+    # difference a month- or year-precise date cannot show anyway).
+    if term_end.months is None:
+        return Unknown("start_unknown", found.evidence, found.start, found.end)
+    try:
+        first = add_months(effective.earliest, term_end.months)
+        last = add_months(effective.latest, term_end.months)
+    except ValueError:  # an end beyond the year 9999 is no date
+        return Unknown("start_unknown", found.evidence, found.start, found.end)
+    if first.year != last.year:
+        return Unknown("start_unknown", found.evidence, found.start, found.end)
+    month = first.month if first.month == last.month else None
+    value = Expiration("date", PartialDate(first.year, month), term_end.months)
+    return replace(found, value=value, confidence=FROM_PARTIAL)
+
+
+def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
+    """When the initial term ends: an :class:`Expiration` of kind "date" (an explicit end, or
+    a duration counted from ``effective``) or "perpetual"; Unknown("start_unknown") when the
+    term is counted from a start nobody dated, Unknown("not_found") when no term is stated.
+    Never raises."""
+    regions = _regions(text, _TERM_ANCHOR)
+    start = effective.exact if effective is not None else None
+    found = stated_end(text, start, regions=regions)
+    if found is not None:
+        return _dated(found, effective)
+    for region_start, region_end in regions:
+        perpetual = _PERPETUAL.search(text, region_start, region_end)
+        if perpetual is not None:
+            return Finding(
+                Expiration("perpetual"),
+                excerpt(text, perpetual.start(), perpetual.end()),
+                "perpetual",
+                perpetual.start(),
+                perpetual.end(),
+                PERPETUAL,
+            )
+    return Unknown("not_found")
+
+
+# --- renewal ---------------------------------------------------------------------------------
+
+_RENEWAL_ANCHOR = re.compile(
+    r"\brenew\w*|reconduction|reconduit\w*|renouvel\w*|automatic(?:ally)?\s+(?:be\s+)?extend\w*"
+    r"|extended\s+automatically|evergreen",
+    re.IGNORECASE,
+)
+_MUTUAL = re.compile(
+    r"mutual(?:ly)?\s+(?:written\s+)?(?:agree|consent)|written\s+agreement\s+of\s+(?:both|the)"
+    r"|commun\s+accord|as\s+the\s+parties\s+may\s+agree|negotiat|(?:no|not\s+be)\s+"
+    r"(?:automatic|automatically)\s+renew|shall\s+not\s+(?:be\s+)?renew",
+    re.IGNORECASE,
+)
+_AUTOMATIC = re.compile(
+    r"automatic\w*|tacite\w*|(?:shall|will)\s+(?:thereafter\s+|then\s+)?(?:be\s+)?"
+    r"(?:renew|extend|continue)|se\s+renouvel\w*|sera\s+(?:renouvel|reconduit)\w*"
+    r"|unless\s+(?:either|one|a|the\s+other|any)\s+party|unless\s+(?:terminated|notice)",
+    re.IGNORECASE,
+)
+_OPTION = re.compile(
+    r"option\s+to\s+(?:renew|extend)|may\s+(?:at\s+its\s+option\s+)?(?:renew|extend)"
+    r"|right\s+to\s+(?:renew|extend)|facult[ée]\s+de\s+renouvel",
+    re.IGNORECASE,
+)
+_PERIOD = re.compile(
+    rf"(?<![\w-])(?P<number>{NUMBER})[\s-]+(?:\w+[\s-]+)?"
+    r"(?P<unit>years?|months?|days?|ans?|ann[ée]es?|mois|jours?)\b"
+    r"|(?P<annual>year[\s-]to[\s-]year|annual|d['\u2019]ann[ée]e\s+en\s+ann[ée]e)",
+    re.IGNORECASE,
+)
+# "ninety (90) days' prior written notice", "trois mois avant l'échéance".
+_NOTICE_AFTER = re.compile(
+    r"^(?:['\u2019]s?)?\s*(?:(?:prior|advance|written|calendar|business|de)\s+){0,3}"
+    r"(?:notice|in\s+advance|before|prior|pr[ée]avis|avant|à\s+l['\u2019]avance)",
+    re.IGNORECASE,
+)
+_NOTICE_BEFORE = re.compile(
+    r"(?:pr[ée]avis\s+(?:\w+\s+)?(?:de|d['\u2019])|notice\s+of|at\s+least|not\s+less\s+than"
+    r"|no\s+less\s+than|au\s+moins|within|no\s+later\s+than)\s*$",
+    re.IGNORECASE,
+)
+_SENTENCE_REACH = 400
+
+
+def _sentence(text: str, position: int) -> tuple[int, int]:
+    low = max(0, position - _SENTENCE_REACH)
+    start = max(text.rfind(". ", low, position), text.rfind("\n\n", low, position))
+    end_dot = text.find(". ", position, position + _SENTENCE_REACH)
+    end = end_dot if end_dot != -1 else min(len(text), position + _SENTENCE_REACH)
+    return (start + 1 if start != -1 else low), end
+
+
+def _periods(text: str, start: int, end: int) -> tuple[int | None, int | None]:
+    """(renewal period in months, notice in days) named in a sentence."""
+    term_months: int | None = None
+    notice_days: int | None = None
+    for match in _PERIOD.finditer(text, start, end):
+        if match.group("annual"):
+            term_months = term_months or 12
+            continue
+        count = number_value(match.group("number")) or 0
+        unit = match.group("unit").lower()
+        days = count * (
+            1
+            if unit.startswith(("day", "jour"))
+            else 30
+            if unit.startswith(("mo", "mois"))
+            else 365
+        )
+        before = text[max(start, match.start() - 30) : match.start()]
+        if _NOTICE_BEFORE.search(before) or _NOTICE_AFTER.search(text[match.end() : end]):
+            notice_days = notice_days or days
+        elif not unit.startswith(("day", "jour")) and term_months is None:
+            term_months = days // 30 if unit.startswith(("mo", "mois")) else count * 12
+    return term_months, notice_days
+
+
+def renewal(text: str) -> Finding | Unknown:
+    """Whether the contract renews (:class:`Renewal`): automatically ("shall automatically
+    renew for successive one (1) year periods", "tacite reconduction") or at a party's option,
+    with the renewal period and the notice that stops it; Unknown("not_found") otherwise.
+    Never raises."""
+    for count, anchor in enumerate(_RENEWAL_ANCHOR.finditer(text)):
+        if count >= _REGIONS_MAX:
+            break
+        start, end = _sentence(text, anchor.start())
+        sentence = text[start:end]
+        if _MUTUAL.search(sentence):
+            continue
+        automatic = bool(_AUTOMATIC.search(sentence))
+        if not automatic and not _OPTION.search(sentence):
+            continue
+        term_months, notice_days = _periods(text, start, end)
+        return Finding(
+            Renewal(automatic, term_months, notice_days),
+            excerpt(text, anchor.start(), anchor.end(), context=120),
+            "automatic_renewal" if automatic else "renewal_option",
+            anchor.start(),
+            anchor.end(),
+            0.85 if automatic else 0.7,
+        )
+    return Unknown("not_found")

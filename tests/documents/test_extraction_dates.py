@@ -1,0 +1,306 @@
+"""Contract dates read from text: agreement, effective, expiration, renewal (pure functions)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from documents.evals._cuad_dates import DatesTally, date_miss, gold_date
+from documents.extraction import (
+    Expiration,
+    Finding,
+    PartialDate,
+    Renewal,
+    Unknown,
+    agreement_date,
+    derive_end_date,
+    effective_date,
+    expiration,
+    renewal,
+)
+
+
+def _found(result: Finding | Unknown) -> Finding:
+    assert isinstance(result, Finding), result
+    return result
+
+
+# --- agreement date --------------------------------------------------------------------------
+
+
+def test_agreement_date_reads_the_preamble_and_locates_the_words() -> None:
+    text = (
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is made and entered into as of March 5, 2004, "
+        "by and between Acme Corp. and Widget LLC."
+    )
+    finding = _found(agreement_date(text))
+    assert finding.value == PartialDate(2004, 3, 5)
+    assert finding.rule == "preamble"
+    assert finding.confidence == pytest.approx(0.95)
+    assert "March 5, 2004" in text[finding.start : finding.end]
+
+
+def test_agreement_date_keeps_a_month_known_only_to_the_month() -> None:
+    text = "This License Agreement is dated as of February ___, 2017 between Alpha Inc. and Beta."
+    assert _found(agreement_date(text)).value == PartialDate(2017, 2)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "THIS AGREEMENT is made this ___ day of ______, 2004, between Alpha Inc. and Beta Ltd.",
+        "This Services Agreement is entered into on [●] 2020 by Alpha SA and Beta SAS.",
+        "OUTSOURCING AGREEMENT dated as of , 2012 between Alpha LLC and Beta LLC",
+    ],
+)
+def test_agreement_date_keeps_a_year_when_day_and_month_are_blank(text: str) -> None:
+    value = _found(agreement_date(text)).value
+    assert value.precision == "year"
+
+
+def test_agreement_date_reads_french_preamble_and_signature_block() -> None:
+    preamble = "CONTRAT DE PRESTATION en date du 1er février 2022 entre la société Alpha et Beta."
+    assert _found(agreement_date(preamble)).value == PartialDate(2022, 2, 1)
+    closing = (
+        "Entre Alpha SAS et Beta SARL.\n\nArticle 1 — Objet\n...\n\nFait à Lyon, le 12 mars 2023"
+    )
+    finding = _found(agreement_date(closing))
+    assert finding.value == PartialDate(2023, 3, 12)
+    assert finding.rule == "signature_block"
+
+
+def test_agreement_date_reads_the_date_under_the_signatures() -> None:
+    text = (
+        "This Agreement is made between Alpha Inc. and Beta Ltd.\n\n1. Services. ...\n\n"
+        "IN WITNESS WHEREOF, the parties have signed this Agreement.\n"
+        "ALPHA INC.\nBy: /s/ J. Smith\nDate: June 3, 2019\n"
+    )
+    assert _found(agreement_date(text)).value == PartialDate(2019, 6, 3)
+
+
+def test_agreement_date_never_guesses_an_impossible_date() -> None:
+    result = agreement_date("Contrat de bail conclu le 31/02/2024 entre Alpha et Beta.")
+    assert isinstance(result, Unknown)
+    assert result.reason == "impossible_date"
+    assert "31/02/2024" in result.evidence
+
+
+def test_agreement_date_with_a_two_digit_year_is_never_shown_as_certain() -> None:
+    finding = _found(agreement_date("This Agreement is dated 03/05/04 between Alpha and Beta."))
+    assert finding.value.year == 2004
+    assert finding.confidence <= 0.6
+
+
+def test_contradictory_preamble_and_signature_block_give_alternatives() -> None:
+    text = (
+        "This Agreement is made as of March 1, 2021 between Alpha Inc. and Beta Ltd.\n\n"
+        "1. Services. ...\n\nIN WITNESS WHEREOF the parties have executed this Agreement.\n"
+        "Date: March 3, 2021\n"
+    )
+    finding = _found(agreement_date(text))
+    assert finding.value == PartialDate(2021, 3, 1)
+    assert [alternative.value for alternative in finding.alternatives] == [PartialDate(2021, 3, 3)]
+    assert finding.confidence < 0.95
+
+
+def test_signature_block_referring_back_agrees_with_the_preamble() -> None:
+    text = (
+        "This Agreement is made as of July 1, 2015 between Alpha and Beta.\n\n"
+        "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first "
+        "written above."
+    )
+    finding = _found(agreement_date(text))
+    assert finding.value == PartialDate(2015, 7, 1)
+    assert finding.alternatives == ()
+
+
+def test_no_preamble_and_no_date_is_not_found() -> None:
+    assert agreement_date("The parties agree as follows: 1. Services.") == Unknown("not_found")
+
+
+def test_a_recital_about_an_earlier_agreement_is_not_the_agreement_date() -> None:
+    text = (
+        "AMENDMENT NO. 1\n\nThis Amendment to the Supply Agreement dated April 1, 2017 is made "
+        "as of June 22, 2018 between Alpha and Beta."
+    )
+    assert _found(agreement_date(text)).value == PartialDate(2018, 6, 22)
+
+
+# --- effective date --------------------------------------------------------------------------
+
+
+def test_effective_date_defined_as_the_date_first_written_above_is_the_agreement_date() -> None:
+    text = 'This Agreement takes effect on the date first written above (the "Effective Date").'
+    finding = _found(effective_date(text, PartialDate(2015, 7, 1)))
+    assert finding.value == PartialDate(2015, 7, 1)
+    assert finding.rule == "effective_date_is_agreement_date"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("This Agreement shall become effective on January 1, 2021.", PartialDate(2021, 1, 1)),
+        ("Le présent contrat prend effet le 1er avril 2023.", PartialDate(2023, 4, 1)),
+        ("La convention entre en vigueur le 15 septembre 2022.", PartialDate(2022, 9, 15)),
+        ('effective as of May 2, 2019 (the "Effective Date")', PartialDate(2019, 5, 2)),
+    ],
+)
+def test_effective_date_reads_english_and_french_wording(text: str, expected: PartialDate) -> None:
+    assert _found(effective_date(text, None)).value == expected
+
+
+def test_a_silent_contract_takes_effect_on_its_agreement_date_with_low_confidence() -> None:
+    finding = _found(effective_date("The parties agree as follows.", PartialDate(2020, 6, 1)))
+    assert finding.value == PartialDate(2020, 6, 1)
+    assert finding.confidence <= 0.6
+    assert effective_date("The parties agree as follows.", None) == Unknown("not_found")
+
+
+# --- expiration ------------------------------------------------------------------------------
+
+
+def test_initial_term_in_years_runs_through_the_day_before_the_anniversary() -> None:
+    text = (
+        "2. Term. This Agreement shall have an initial term of two (2) years from the "
+        "Effective Date, unless earlier terminated."
+    )
+    finding = _found(expiration(text, PartialDate(2007, 1, 22)))
+    assert finding.value == Expiration("date", PartialDate(2009, 1, 21), term_months=24)
+
+
+def test_expiration_reads_an_explicit_end_date() -> None:
+    text = "3. Term of Agreement. This Agreement shall continue until December 31, 2020."
+    finding = _found(expiration(text, PartialDate(2020, 6, 1)))
+    assert finding.value == Expiration("date", PartialDate(2020, 12, 31))
+    assert finding.rule == "explicit_end_date"
+
+
+def test_french_duration_counts_from_the_effective_date() -> None:
+    text = "ARTICLE 3 — DURÉE\nLe bail est consenti pour une durée de neuf ans."
+    finding = _found(expiration(text, PartialDate(2019, 11, 1)))
+    assert finding.value == Expiration("date", PartialDate(2028, 10, 31), term_months=108)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This Agreement shall continue in full force and effect until terminated by either party.",
+        "Le présent contrat est conclu pour une durée indéterminée.",
+        "The licence granted hereunder is perpetual.",
+    ],
+)
+def test_perpetual_contracts_are_recorded_as_perpetual(text: str) -> None:
+    assert _found(expiration(text, None)).value == Expiration("perpetual")
+
+
+def test_term_counted_from_an_undated_event_is_start_unknown() -> None:
+    text = (
+        "8.1 Term. The term of this Agreement shall continue for one (1) year following the "
+        "first commercial sale of the Product."
+    )
+    result = expiration(text, PartialDate(2019, 6, 21))
+    assert isinstance(result, Unknown) and result.reason == "start_unknown"
+    assert "one (1) year" in result.evidence
+
+
+def test_term_without_a_known_effective_date_is_start_unknown() -> None:
+    result = expiration("This Agreement is entered into for a term of three (3) years.", None)
+    assert isinstance(result, Unknown) and result.reason == "start_unknown"
+
+
+def test_term_from_an_effective_date_known_to_the_year_keeps_the_year() -> None:
+    text = "The term of this Agreement shall be for 10 years commencing on the date of execution."
+    finding = _found(expiration(text, PartialDate(2000)))
+    assert finding.value.date == PartialDate(2010)
+    assert finding.confidence <= 0.6
+
+
+def test_derive_end_date_gives_none_for_a_duration_from_an_undated_event() -> None:
+    text = "The term of this Agreement is two (2) years after the first delivery of Products."
+    assert derive_end_date(text, date(2024, 1, 1)) is None
+
+
+# --- renewal ---------------------------------------------------------------------------------
+
+
+def test_automatic_renewal_with_period_and_notice() -> None:
+    text = (
+        "This Agreement shall automatically renew for successive one (1) year periods unless "
+        "either party gives ninety (90) days' prior written notice of non-renewal."
+    )
+    assert _found(renewal(text)).value == Renewal(True, term_months=12, notice_days=90)
+
+
+def test_french_tacite_reconduction_with_notice_in_months() -> None:
+    text = (
+        "Le contrat se renouvellera par tacite reconduction pour des périodes successives d'un "
+        "an, sauf dénonciation par l'une des parties moyennant un préavis de trois mois."
+    )
+    assert _found(renewal(text)).value == Renewal(True, term_months=12, notice_days=90)
+
+
+def test_renewal_by_mutual_agreement_is_not_a_renewal_term() -> None:
+    text = "This Agreement may be renewed by mutual written agreement of the parties."
+    assert renewal(text) == Unknown("not_found")
+
+
+# --- robustness ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00\x01\xff" * 500,
+        "dated " + "9" * 1_000_000,
+        "a" * 1_000_000,
+        "This Agreement is dated 99/99/99 and expires on 00/00/0000 until 32/13/2020.",
+        "term of 999 years from the Effective Date; renew for 999 months; notice 999 days",
+        "This ___ day of ____, 20__ ; IN WITNESS WHEREOF",
+    ],
+)
+def test_odd_inputs_never_raise(text: str) -> None:
+    agreed = agreement_date(text)
+    agreed_value = agreed.value if isinstance(agreed, Finding) else None
+    effective = effective_date(text, agreed_value)
+    assert isinstance(effective, Finding | Unknown)
+    assert isinstance(expiration(text, PartialDate(9999, 12, 31)), Finding | Unknown)
+    assert isinstance(renewal(text), Finding | Unknown)
+
+
+# --- CUAD scorer -----------------------------------------------------------------------------
+
+
+def test_cuad_gold_dates_keep_their_precision() -> None:
+    assert gold_date("02/[]/2017") == PartialDate(2017, 2)
+    assert gold_date("[]/[]/2015") == PartialDate(2015)
+    assert gold_date("7/31/2000; 07/[]/2000") == PartialDate(2000, 7, 31)
+    assert gold_date("[]/[]/[]") is None
+
+
+def test_an_answer_coarser_than_the_gold_is_wrong() -> None:
+    assert date_miss(PartialDate(2017, 2, 14), PartialDate(2017, 2)) is None
+    assert date_miss(PartialDate(2017), PartialDate(2017, 2)) == "coarser than gold"
+    assert date_miss(None, PartialDate(2017)) == "none found"
+
+
+def test_the_tally_scores_one_made_up_contract() -> None:
+    text = (
+        "This Agreement is made as of January 22, 2007 between Alpha and Beta. The initial term "
+        "of this Agreement is two (2) years from the Effective Date, and it shall automatically "
+        "renew for successive one (1) year periods."
+    )
+    row = {
+        "Agreement Date-Answer": "1/22/2007",
+        "Effective Date-Answer": "1/22/2007",
+        "Expiration Date-Answer": "1/22/2009",
+        "Renewal Term-Answer": "successive 1 year",
+    }
+    tally = DatesTally()
+    tally.add("made-up.txt", row, text)
+    result = tally.result()
+    assert result["agreement_date"]["accuracy"] == 1.0
+    assert result["expiration"]["accuracy"] == 1.0
+    assert result["expiration"]["strict_accuracy"] == 0.0
+    assert result["renewal_present"]["accuracy"] == 1.0
