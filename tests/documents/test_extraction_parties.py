@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from documents.evals import gold_parties, same_party
+from documents.evals._cuad import gold_parties_counted
 from documents.extraction import (
     Party,
     extract_parties,
@@ -154,3 +155,47 @@ def test_gold_and_ours_match_across_a_missing_space() -> None:
     assert same_party("Inde Living Holdings, Inc.", "IndeLiving Holdings, Inc")
     assert not same_party("Clarus IV-A, L.P.", "Clarus IV-B, L.P.")
     assert gold_parties('Radial Spark, LLC ("Vendor")') == ["Radial Spark, LLC"]
+
+
+def test_gold_role_words_and_pronouns_are_placeholders_not_names() -> None:
+    answer = (
+        'Halvane Foods, Inc. ("Company"); Franchisee; You; the seller; sales agent; deep systems'
+    )
+    assert gold_parties(answer) == ["Halvane Foods, Inc", "deep systems"]
+    assert gold_parties_counted(answer) == (["Halvane Foods, Inc", "deep systems"], 4)
+
+
+def test_a_party_set_apart_by_dashes_is_read() -> None:
+    text = (
+        'THIS AGREEMENT is made BETWEEN: ORVELT, INC., an Ontario company ("Orvelt"); - and - '
+        'MARLOW HEALTH CORP, an Ontario company ("Marlow") RECITALS: A. Orvelt sells.'
+    )
+    assert extract_parties_from_text(text) == ["ORVELT, INC", "MARLOW HEALTH CORP"]
+
+
+def test_the_following_parties_heading_keeps_the_first_party() -> None:
+    text = (
+        "This Agreement is made by and among the following parties: (a) Tessa Brook, Inc. "
+        '("TB"), c/o Halden Co.; (b) Halden Co. ("Halden"); and (c) Vireo Group ("Vireo").'
+    )
+    assert extract_parties_from_text(text) == ["Tessa Brook, Inc.", "Halden Co.", "Vireo Group"]
+
+
+def test_a_lower_case_brand_closed_by_its_legal_form_is_a_name() -> None:
+    text = (
+        'This agreement is entered into by and between Corvin Corporation ("Corvin"), and '
+        'e-plural, Inc., ("e-plural"), a Delaware corporation. RECITALS A. Corvin sells.'
+    )
+    assert extract_parties_from_text(text) == ["Corvin Corporation", "e-plural, Inc."]
+
+
+def test_a_defined_term_then_a_comma_separates_three_parties() -> None:
+    text = (
+        'THIS AGREEMENT is entered into by and among DARROW, INC. (the "Company"), JAMES T. '
+        'OLSEN ("Olsen") and OLSEN MEDIA, INC. ("Olsen Media"), effective as of June 1.'
+    )
+    assert extract_parties_from_text(text) == [
+        "DARROW, INC",
+        "JAMES T. OLSEN",
+        "OLSEN MEDIA, INC",
+    ]
