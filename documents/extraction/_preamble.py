@@ -24,7 +24,7 @@ class Named:
 
 
 _ANCHOR = re.compile(
-    r"\b(?:by\s+and\s+(?:between|among)|between|among|entre(?:\s+les\s+soussign[ée]s)?)\b\s*:?"
+    r"\b(?:by\s+and\s+(?:between|among)|between|among|B\sE\sT\sW\sE\sE\sN|entre(?:\s+les\s+soussign[ée]s)?)\b\s*:?"
     r"|\bparties\b\s*:?\s*(?=\(?(?:1|a|i)[.)])",
     re.IGNORECASE,
 )
@@ -38,7 +38,7 @@ _FORMS_IN_NAMES = (
     "Inc", "Ltd", "LLC", "L.L.C", "Corp", "Limited", "PLC", "Plc", "LLP", "LP", "L.P", "S.A",
     "N.V", "B.V", "GmbH", "AG", "SA", "SAS", "SARL", "S.p.A", "SpA", "S.R.L", "S.r.l", "Srl",
     "Incorporated", "Corporation", "Pte", "P.C", "N.A", "A/S", "AB", "Oy", "KGaA", "S.L",
-    "S.A.S", "Pty",
+    "S.A.S", "Pty", "plc", "inc", "ltd", "llc",
 )  # fmt: skip
 _FORM_VARIANTS = sorted({*_FORMS_IN_NAMES, *(form.upper() for form in _FORMS_IN_NAMES)})
 LEGAL_FORM_RE = (
@@ -52,8 +52,8 @@ _LEGAL_FORM_CLUSTER = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}(?:\s*,?\s*{LEGAL_F
 # Where one party's description ends and the next party begins; a defined term closes one
 # party when a capitalised name with its own defined term follows ('A ("A"), B ("B") and C').
 _SPLIT = re.compile(
-    r"(?:(?<=[)\"”»,.])|(?<=\bpart))\s*,?\s*(?:and|et)\b\s*:?\s+"
-    r"|;\s*(?:and\s+)?|(?<=[\"”]\))\s*,\s+(?=[A-Z][^()]{0,80}\(\s*(?:the\s+)?[\"“])"
+    r"(?:(?<=[)\"”»,.])|(?<=\bpart))\s*,?\s*(?:and|et)\b\s*[:,]?\s+"
+    r"|;\s*(?:and\s+)?|(?<=[\"”]\))\s*,\s+(?=[A-Z][^()]{0,80}(?:\([^()]{0,30}\)[^()]{0,60})?\(\s*(?:the\s+)?[\"“])"
     r"|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s",
     re.IGNORECASE,
 )
@@ -77,7 +77,7 @@ _SENTENCE_SUBJECT = re.compile(
 _LEADING_ARTICLES = re.compile(
     r"^(?:the\s+following\s+parties\s*:?\s*|[-\u2013\u2014_]+\s*(?:and\s*[-\u2013\u2014_]+\s*)?"
     r"|(?:(?:la|le|les|the)\s+|l['\u2019]\s*)(?:soci[ée]t[ée]\s+)?|soci[ée]t[ée]\s+|:\s*"
-    r"|\(?\d{1,2}\)\s*|\d{1,2}\.\s+|\([a-z]\)\s*"
+    r"|\(?\d{1,2}\)\s*|\d{1,2}\.\s+|\([a-z]\)\s*|\((?:the\s+)?[A-Z][a-z]{2,20}\)\s*(?=[A-Z])"
     r"|parties\s*:\s*|party\s+[a-z]\s*:\s*)+",
     re.IGNORECASE,
 )
@@ -158,6 +158,8 @@ def _looks_like_a_name(name: str) -> bool:
         bare = word.strip("(),.'\"")
         if not bare or bare.lower() in _NAME_LINKS or (position == 0 and brand_first):
             continue
+        if _LEGAL_FORM_CLUSTER.fullmatch(word.strip("(),")):
+            continue
         if not (bare[0].isupper() or bare[0].isdigit() or bare != bare.lower() or "." in bare):
             return False
     first = words[0]
@@ -192,7 +194,7 @@ def _pieces(pattern: re.Pattern[str], segment: str, base: int) -> list[tuple[str
 # "between A and B", "entre la société A et la société B": an "and"/"et" before a capital,
 # possibly through an article ("la société", "the").
 _BARE_AND = re.compile(
-    r"\s+(?:and|AND|And|et|ET)\s+(?=(?:(?:la|le|l['\u2019]|the)\s*)?(?:soci[ée]t[ée]\s+)?"
+    r"\s+(?:and|AND|And|et|ET)\s*,?\s+(?=(?:(?:la|le|l['\u2019]|the)\s*)?(?:soci[ée]t[ée]\s+)?"
     r"(?:[A-Z0-9]|[a-z]+[A-Z.]))"
 )
 

@@ -199,3 +199,35 @@ def test_a_defined_term_then_a_comma_separates_three_parties() -> None:
         "JAMES T. OLSEN",
         "OLSEN MEDIA, INC",
     ]
+
+
+def test_lower_case_legal_forms_close_a_name() -> None:
+    text = (
+        "This Agreement is made by and between Corlan Systems, Inc., a Florida corporation "
+        '("Corlan") and Brightwell Software Group plc, a company registered under the laws '
+        'of England and Wales ("Brightwell"). Background WHEREAS Corlan resells.'
+    )
+    assert extract_parties_from_text(text) == [
+        "Corlan Systems, Inc.",
+        "Brightwell Software Group plc",
+    ]
+
+
+def test_and_followed_by_a_comma_still_separates_parties() -> None:
+    text = (
+        'This Agreement is entered into by and between The Halver University (hereinafter "HU"), '
+        "having a place of business at 3 Main Street, Baltimore, Maryland 21218 and, Ostrel "
+        'Robotics, Inc. (hereinafter "Company"), a Tennessee corporation. 1. BACKGROUND'
+    )
+    assert extract_parties_from_text(text) == ["Halver University", "Ostrel Robotics, Inc."]
+
+
+def test_spaced_between_and_a_bracketed_role_before_a_name() -> None:
+    spaced = 'THIS AGREEMENT made this 20 day of May. B E T W E E N: KESTREL COURIER LTD. ("K")'
+    spaced += ' - and - PARRO SYSTEMS LTD. ("Parro") WHEREAS Kestrel carries parcels.'
+    assert extract_parties_from_text(spaced) == ["KESTREL COURIER LTD", "PARRO SYSTEMS LTD"]
+    labelled = (
+        "THIS AGREEMENT is made May 3 by and between Norvik LLC, a Delaware limited liability "
+        "company (Developer), and (Client) Tamsin Foods Inc. for software services."
+    )
+    assert extract_parties_from_text(labelled) == ["Norvik LLC", "Tamsin Foods Inc."]
