@@ -25,7 +25,10 @@ class Named:
 
 _ANCHOR = re.compile(
     r"\b(?:by\s+and\s+(?:between|among)|between|among|B\sE\sT\sW\sE\sE\sN|entre(?:\s+les\s+soussign[ée]s)?)\b\s*:?"
-    r"|\bparties\b\s*:?\s*(?=\(?(?:1|a|i)[.)])",
+    r"|\bparties\b\s*:?\s*(?=\(?(?:1|a|i)[.)])"
+    # A letter agreement lists its parties after the salutation: "Ladies and Gentlemen: X
+    # (the "Company"), Y (the "Bank") ... confirm with you (the "Agent")".
+    r"|\b(?:Ladies\s+and\s+Gentlemen|Dear\s+Sirs(?:\s+and\s+Mesdames)?)\s*:",
     re.IGNORECASE,
 )
 _SEGMENT_END = re.compile(
@@ -53,8 +56,8 @@ _LEGAL_FORM_CLUSTER = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}(?:\s*,?\s*{LEGAL_F
 # party when a capitalised name with its own defined term follows ('A ("A"), B ("B") and C').
 _SPLIT = re.compile(
     r"(?:(?<=[)\"”»,.])|(?<=\bpart))\s*,?\s*(?:and|et)\b\s*[:,]?\s+"
-    r"|;\s*(?:and\s+)?|(?<=[\"”]\))\s*,\s+(?=[A-Z][^()]{0,80}(?:\([^()]{0,30}\)[^()]{0,60})?\(\s*(?:the\s+)?[\"“])"
-    r"|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s",
+    r"|;\s*(?:and\s+)?|(?<=[\"”]\))\s*,\s+(?=(?-i:[A-Z])[^()]{0,80}(?:\([^()]{0,30}\)[^()]{0,60})?\(\s*(?:the\s+)?[\"“])"
+    r"|,\s*together\s+with\s+(?=(?-i:[A-Z]))|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s",
     re.IGNORECASE,
 )
 # Where a party's name ends and its description begins.

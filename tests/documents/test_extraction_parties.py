@@ -231,3 +231,17 @@ def test_spaced_between_and_a_bracketed_role_before_a_name() -> None:
         "company (Developer), and (Client) Tamsin Foods Inc. for software services."
     )
     assert extract_parties_from_text(labelled) == ["Norvik LLC", "Tamsin Foods Inc."]
+
+
+def test_a_letter_agreement_lists_its_parties_after_the_salutation() -> None:
+    text = (
+        "AGENCY AGREEMENT May 1 Dunmore Securities, Inc. 10 Wacker Drive Chicago Ladies and "
+        'Gentlemen: Corven Bancorp, Inc., a Maryland corporation (the "Company"), together '
+        'with Corven Holdings, L.P., a Delaware limited partnership (the "Partnership"), and '
+        'Corven Bank, a savings bank (the "Bank"), confirm their agreement with you.'
+    )
+    assert extract_parties_from_text(text) == [
+        "Corven Bancorp, Inc.",
+        "Corven Holdings, L.P.",
+        "Corven Bank",
+    ]
