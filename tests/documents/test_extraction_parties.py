@@ -245,3 +245,11 @@ def test_a_letter_agreement_lists_its_parties_after_the_salutation() -> None:
         "Corven Holdings, L.P.",
         "Corven Bank",
     ]
+
+
+def test_an_abbreviated_party_is_spelled_out_from_its_definition() -> None:
+    text = (
+        "FLEET AGREEMENT made between KVL and DMC WHEREAS DMC runs vans. DATED 13 October. "
+        "DMC DORSET MILK COMPANY LIMITED whose office is at Bath."
+    )
+    assert sorted(extract_parties_from_text(text)) == ["DORSET MILK COMPANY LIMITED", "KVL"]
