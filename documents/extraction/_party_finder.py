@@ -241,8 +241,46 @@ def _operative_sentence(text: str) -> list[Finding]:
     return []
 
 
+# A title or a definition ("made between SEV and DCL") may name the parties by abbreviations
+# that the contract spells out elsewhere: "DCL DAIRY CREST LIMITED", 'Physician Sales &
+# Service, Inc. ("PSS")'. The full name is the one a lawyer would record.
+_ABBREVIATED = re.compile(r"[A-Z][A-Za-z]{1,5}")
+# Words with no full stop, so that "October. DMC DAIRY LIMITED" starts after the sentence.
+_FULL_NAME = re.compile(rf"(?:(?:[A-Z][\w'-]*|&),?\s+){{1,6}}?{LEGAL_FORM_RE}")
+
+
+def _initials(words: list[str]) -> set[str]:
+    # "DAIRY CREST LIMITED" abbreviates as "DCL" or, without its legal form, "DC".
+    spelled = "".join(word[0] for word in words if word[0].isalnum()).upper()
+    return {spelled, "".join(word[0] for word in entity_key(" ".join(words)).split()).upper()}
+
+
+def _spelled_out(abbreviation: str, text: str) -> Named | None:
+    for term in _defined_terms(text):
+        if term.value.defined_term == abbreviation and term.value.name != abbreviation:
+            return Named(term.value.name, term.start, term.end, "")
+    for match in _FULL_NAME.finditer(text, 0, min(len(text), 2 * HEAD_CHARS)):
+        words = match.group().split()
+        # "NETZEE AND BANKERS BANK" joins two parties; it spells out neither.
+        if len(words) < 2 or any(word.lower() == "and" for word in words):
+            continue
+        start = match.start()
+        if words[0] == abbreviation and abbreviation.upper() in _initials(words[1:]):
+            start = text.index(words[1], start + len(words[0]))
+        elif words[0] != abbreviation and abbreviation.upper() not in _initials(words):
+            continue
+        return Named(text[start : match.end()], start, match.end(), "")
+    return None
+
+
 def _preamble(text: str) -> list[Finding]:
-    return [_finding(text, named, "preamble") for named in preamble_names(text)]
+    findings: list[Finding] = []
+    for named in preamble_names(text):
+        spelled = None
+        if _ABBREVIATED.fullmatch(named.name) and sum(c.isupper() for c in named.name) >= 2:
+            spelled = _spelled_out(named.name, text)
+        findings.append(_finding(text, spelled or named, "preamble"))
+    return findings
 
 
 # Tried in this order while fewer than two parties are known.

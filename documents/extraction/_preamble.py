@@ -24,8 +24,11 @@ class Named:
 
 
 _ANCHOR = re.compile(
-    r"\b(?:by\s+and\s+(?:between|among)|between|among|entre(?:\s+les\s+soussign[ée]s)?)\b\s*:?"
-    r"|\bparties\b\s*:?\s*(?=\(?(?:1|a|i)[.)])",
+    r"\b(?:by\s+and\s+(?:between|among)|between|among|B\sE\sT\sW\sE\sE\sN|entre(?:\s+les\s+soussign[ée]s)?)\b\s*:?"
+    r"|\bparties\b\s*:?\s*(?=\(?(?:1|a|i)[.)])"
+    # A letter agreement lists its parties after the salutation: "Ladies and Gentlemen: X
+    # (the "Company"), Y (the "Bank") ... confirm with you (the "Agent")".
+    r"|\b(?:Ladies\s+and\s+Gentlemen|Dear\s+Sirs(?:\s+and\s+Mesdames)?)\s*:",
     re.IGNORECASE,
 )
 _SEGMENT_END = re.compile(
@@ -38,7 +41,7 @@ _FORMS_IN_NAMES = (
     "Inc", "Ltd", "LLC", "L.L.C", "Corp", "Limited", "PLC", "Plc", "LLP", "LP", "L.P", "S.A",
     "N.V", "B.V", "GmbH", "AG", "SA", "SAS", "SARL", "S.p.A", "SpA", "S.R.L", "S.r.l", "Srl",
     "Incorporated", "Corporation", "Pte", "P.C", "N.A", "A/S", "AB", "Oy", "KGaA", "S.L",
-    "S.A.S", "Pty",
+    "S.A.S", "Pty", "plc", "inc", "ltd", "llc",
 )  # fmt: skip
 _FORM_VARIANTS = sorted({*_FORMS_IN_NAMES, *(form.upper() for form in _FORMS_IN_NAMES)})
 LEGAL_FORM_RE = (
@@ -49,10 +52,12 @@ LEGAL_FORM_RE = (
 # The legal form closes a company name: "Beijing Pharming Ltd. of Beijing" ends at "Ltd.".
 _LEGAL_FORM_CLUSTER = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}(?:\s*,?\s*{LEGAL_FORM_RE})*")
 
-# Where one party's description ends and the next party begins.
+# Where one party's description ends and the next party begins; a defined term closes one
+# party when a capitalised name with its own defined term follows ('A ("A"), B ("B") and C').
 _SPLIT = re.compile(
-    r"(?:(?<=[)\"”»,.])|(?<=\bpart))\s*,?\s*(?:and|et)\b\s*:?\s+"
-    r"|;\s*(?:and\s+)?|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s",
+    r"(?:(?<=[)\"”»,.])|(?<=\bpart))\s*,?\s*(?:and|et)\b\s*[:,]?\s+"
+    r"|;\s*(?:and\s+)?|(?<=[\"”]\))\s*,\s+(?=(?-i:[A-Z])[^()]{0,80}(?:\([^()]{0,30}\)[^()]{0,60})?\(\s*(?:the\s+)?[\"“])"
+    r"|,\s*together\s+with\s+(?=(?-i:[A-Z]))|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s",
     re.IGNORECASE,
 )
 # Where a party's name ends and its description begins.
@@ -70,9 +75,12 @@ _SENTENCE_SUBJECT = re.compile(
     r"^\s+(?:are|is|was|were|may|shall|will|agrees?|desires?|wishes|each|collectively"
     r"|individually|together|to\s+be|hereby|has|have|owns?)\b"
 )
+# "the following parties" comes before "the": the first alternative that matches is kept.
+# Dashes open a party set apart on its own line ("- and - COMPANION CORP", "--- ENTRUST").
 _LEADING_ARTICLES = re.compile(
-    r"^(?:(?:(?:la|le|les|the)\s+|l['\u2019]\s*)(?:soci[ée]t[ée]\s+)?|soci[ée]t[ée]\s+|:\s*"
-    r"|\(?\d{1,2}\)\s*|\d{1,2}\.\s+|\([a-z]\)\s*|the\s+following\s+parties\s*:?\s*"
+    r"^(?:the\s+following\s+parties\s*:?\s*|[-\u2013\u2014_]+\s*(?:and\s*[-\u2013\u2014_]+\s*)?"
+    r"|(?:(?:la|le|les|the)\s+|l['\u2019]\s*)(?:soci[ée]t[ée]\s+)?|soci[ée]t[ée]\s+|:\s*"
+    r"|\(?\d{1,2}\)\s*|\d{1,2}\.\s+|\([a-z]\)\s*|\((?:the\s+)?[A-Z][a-z]{2,20}\)\s*(?=[A-Z])"
     r"|parties\s*:\s*|party\s+[a-z]\s*:\s*)+",
     re.IGNORECASE,
 )
@@ -144,9 +152,16 @@ def _looks_like_a_name(name: str) -> bool:
         return False
     # A party name is a run of proper nouns ("mPhase", "deltathree.com", "i3" count as such);
     # a lower-case word that is not a linking word ("of", "de") means we are reading prose.
-    for word in words:
+    # A brand written in lower case ("e-centives, Inc.", "bw-3 Franchise Systems, Inc.") may
+    # open a name that its legal form closes.
+    brand_first = bool(
+        _LEGAL_FORM_CLUSTER.search(name.rstrip(".,")) and re.search(r"[-.\d]", words[0])
+    )
+    for position, word in enumerate(words):
         bare = word.strip("(),.'\"")
-        if not bare or bare.lower() in _NAME_LINKS:
+        if not bare or bare.lower() in _NAME_LINKS or (position == 0 and brand_first):
+            continue
+        if _LEGAL_FORM_CLUSTER.fullmatch(word.strip("(),")):
             continue
         if not (bare[0].isupper() or bare[0].isdigit() or bare != bare.lower() or "." in bare):
             return False
@@ -182,7 +197,7 @@ def _pieces(pattern: re.Pattern[str], segment: str, base: int) -> list[tuple[str
 # "between A and B", "entre la société A et la société B": an "and"/"et" before a capital,
 # possibly through an article ("la société", "the").
 _BARE_AND = re.compile(
-    r"\s+(?:and|AND|And|et|ET)\s+(?=(?:(?:la|le|l['\u2019]|the)\s*)?(?:soci[ée]t[ée]\s+)?"
+    r"\s+(?:and|AND|And|et|ET)\s*,?\s+(?=(?:(?:la|le|l['\u2019]|the)\s*)?(?:soci[ée]t[ée]\s+)?"
     r"(?:[A-Z0-9]|[a-z]+[A-Z.]))"
 )
 

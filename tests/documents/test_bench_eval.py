@@ -155,7 +155,13 @@ def test_eval_metadata_on_cuad_stays_above_the_floors():
     assert result["dataset"] == "cuad"
     assert result["contracts"] == 20
     assert result["unmatched"] == 0
-    assert set(result["parties"]) == {"both_main_found", "at_least_one", "recall", "precision"}
+    assert set(result["parties"]) == {
+        "both_main_found",
+        "at_least_one",
+        "recall",
+        "precision",
+        "gold_placeholders_dropped",
+    }
     assert set(result["governing_law"]) == {
         "evaluated",
         "accuracy",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from documents.evals import gold_parties, same_party
+from documents.evals._cuad import gold_parties_counted
 from documents.extraction import (
     Party,
     extract_parties,
@@ -154,3 +155,101 @@ def test_gold_and_ours_match_across_a_missing_space() -> None:
     assert same_party("Inde Living Holdings, Inc.", "IndeLiving Holdings, Inc")
     assert not same_party("Clarus IV-A, L.P.", "Clarus IV-B, L.P.")
     assert gold_parties('Radial Spark, LLC ("Vendor")') == ["Radial Spark, LLC"]
+
+
+def test_gold_role_words_and_pronouns_are_placeholders_not_names() -> None:
+    answer = (
+        'Halvane Foods, Inc. ("Company"); Franchisee; You; the seller; sales agent; deep systems'
+    )
+    assert gold_parties(answer) == ["Halvane Foods, Inc", "deep systems"]
+    assert gold_parties_counted(answer) == (["Halvane Foods, Inc", "deep systems"], 4)
+
+
+def test_a_party_set_apart_by_dashes_is_read() -> None:
+    text = (
+        'THIS AGREEMENT is made BETWEEN: ORVELT, INC., an Ontario company ("Orvelt"); - and - '
+        'MARLOW HEALTH CORP, an Ontario company ("Marlow") RECITALS: A. Orvelt sells.'
+    )
+    assert extract_parties_from_text(text) == ["ORVELT, INC", "MARLOW HEALTH CORP"]
+
+
+def test_the_following_parties_heading_keeps_the_first_party() -> None:
+    text = (
+        "This Agreement is made by and among the following parties: (a) Tessa Brook, Inc. "
+        '("TB"), c/o Halden Co.; (b) Halden Co. ("Halden"); and (c) Vireo Group ("Vireo").'
+    )
+    assert extract_parties_from_text(text) == ["Tessa Brook, Inc.", "Halden Co.", "Vireo Group"]
+
+
+def test_a_lower_case_brand_closed_by_its_legal_form_is_a_name() -> None:
+    text = (
+        'This agreement is entered into by and between Corvin Corporation ("Corvin"), and '
+        'e-plural, Inc., ("e-plural"), a Delaware corporation. RECITALS A. Corvin sells.'
+    )
+    assert extract_parties_from_text(text) == ["Corvin Corporation", "e-plural, Inc."]
+
+
+def test_a_defined_term_then_a_comma_separates_three_parties() -> None:
+    text = (
+        'THIS AGREEMENT is entered into by and among DARROW, INC. (the "Company"), JAMES T. '
+        'OLSEN ("Olsen") and OLSEN MEDIA, INC. ("Olsen Media"), effective as of June 1.'
+    )
+    assert extract_parties_from_text(text) == [
+        "DARROW, INC",
+        "JAMES T. OLSEN",
+        "OLSEN MEDIA, INC",
+    ]
+
+
+def test_lower_case_legal_forms_close_a_name() -> None:
+    text = (
+        "This Agreement is made by and between Corlan Systems, Inc., a Florida corporation "
+        '("Corlan") and Brightwell Software Group plc, a company registered under the laws '
+        'of England and Wales ("Brightwell"). Background WHEREAS Corlan resells.'
+    )
+    assert extract_parties_from_text(text) == [
+        "Corlan Systems, Inc.",
+        "Brightwell Software Group plc",
+    ]
+
+
+def test_and_followed_by_a_comma_still_separates_parties() -> None:
+    text = (
+        'This Agreement is entered into by and between The Halver University (hereinafter "HU"), '
+        "having a place of business at 3 Main Street, Baltimore, Maryland 21218 and, Ostrel "
+        'Robotics, Inc. (hereinafter "Company"), a Tennessee corporation. 1. BACKGROUND'
+    )
+    assert extract_parties_from_text(text) == ["Halver University", "Ostrel Robotics, Inc."]
+
+
+def test_spaced_between_and_a_bracketed_role_before_a_name() -> None:
+    spaced = 'THIS AGREEMENT made this 20 day of May. B E T W E E N: KESTREL COURIER LTD. ("K")'
+    spaced += ' - and - PARRO SYSTEMS LTD. ("Parro") WHEREAS Kestrel carries parcels.'
+    assert extract_parties_from_text(spaced) == ["KESTREL COURIER LTD", "PARRO SYSTEMS LTD"]
+    labelled = (
+        "THIS AGREEMENT is made May 3 by and between Norvik LLC, a Delaware limited liability "
+        "company (Developer), and (Client) Tamsin Foods Inc. for software services."
+    )
+    assert extract_parties_from_text(labelled) == ["Norvik LLC", "Tamsin Foods Inc."]
+
+
+def test_a_letter_agreement_lists_its_parties_after_the_salutation() -> None:
+    text = (
+        "AGENCY AGREEMENT May 1 Dunmore Securities, Inc. 10 Wacker Drive Chicago Ladies and "
+        'Gentlemen: Corven Bancorp, Inc., a Maryland corporation (the "Company"), together '
+        'with Corven Holdings, L.P., a Delaware limited partnership (the "Partnership"), and '
+        'Corven Bank, a savings bank (the "Bank"), confirm their agreement with you.'
+    )
+    assert extract_parties_from_text(text) == [
+        "Corven Bancorp, Inc.",
+        "Corven Holdings, L.P.",
+        "Corven Bank",
+    ]
+
+
+def test_an_abbreviated_party_is_spelled_out_from_its_definition() -> None:
+    text = (
+        "FLEET AGREEMENT made between KVL and DMC WHEREAS DMC runs vans. DATED 13 October. "
+        "DMC DORSET MILK COMPANY LIMITED whose office is at Bath."
+    )
+    assert sorted(extract_parties_from_text(text)) == ["DORSET MILK COMPANY LIMITED", "KVL"]
