@@ -216,6 +216,81 @@ def test_term_from_an_effective_date_known_to_the_year_keeps_the_year() -> None:
     assert finding.confidence <= 0.6
 
 
+def test_the_term_clause_wins_over_a_survival_period_elsewhere() -> None:
+    text = (
+        "9. Confidentiality. During the term of this Agreement and for five (5) years "
+        "thereafter, each party shall keep the other's information secret.\n\n"
+        "12. Term. This Agreement shall commence on the Effective Date and shall continue in "
+        "effect for a period of three (3) years, unless earlier terminated."
+    )
+    finding = _found(expiration(text, PartialDate(2016, 5, 17)))
+    assert finding.value == Expiration("date", PartialDate(2019, 5, 16), term_months=36)
+
+
+def test_term_clause_reads_the_anniversary_inside_an_earlier_of() -> None:
+    text = (
+        "This Agreement is effective on the Effective Date and shall continue in effect until "
+        "the earlier of (a) the fifth (5t h) anniversary of the Effective Date, and (b) "
+        "termination by either Party upon thirty (30) days' notice."
+    )
+    finding = _found(expiration(text, PartialDate(2012, 8, 16)))
+    assert finding.value.date == PartialDate(2017, 8, 16)
+    assert finding.rule == "anniversary"
+
+
+def test_term_clause_reads_a_year_anniversary_and_the_day_prior_to_one() -> None:
+    text = "The initial term shall end on the five (5) year anniversary of the Effective Date."
+    assert _found(expiration(text, PartialDate(2019, 11, 12))).value.date == PartialDate(
+        2024, 11, 12
+    )
+    text = (
+        "INITIAL TERM shall mean the Effective Date through the day prior to the second "
+        "anniversary of the Effective Date."
+    )
+    assert _found(expiration(text, PartialDate(1999, 11, 19))).value.date == PartialDate(
+        2001, 11, 18
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("TERM: November 01, 2014 to October 31, 2017", PartialDate(2017, 10, 31)),
+        (
+            "The Term shall begin on the date hereof and shall expire December 31, 2023. "
+            "Flotek may elect for the Term to be extended to December 31, 2024.",
+            PartialDate(2023, 12, 31),
+        ),
+    ],
+)
+def test_term_clause_date_that_is_not_the_start_is_the_end(
+    text: str, expected: PartialDate
+) -> None:
+    assert _found(expiration(text, PartialDate(2014, 11, 1))).value.date == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This Agreement shall commence on the Effective Date and shall continue until the "
+        'expiration or earlier termination of the License Agreement (the "Term").',
+        "The term of this Agreement will commence on the date the form is approved and will "
+        "end when terminated by either party.",
+    ],
+)
+def test_a_term_clause_running_until_an_event_is_perpetual(text: str) -> None:
+    assert _found(expiration(text, PartialDate(2018, 3, 20))).value == Expiration("perpetual")
+
+
+def test_an_automatic_renewal_after_an_initial_term_keeps_the_initial_end() -> None:
+    text = (
+        "The initial term of this Agreement shall commence on the Effective Date and extend for "
+        "three (3) years thereafter, with an automatic renewal for an indefinite period of time."
+    )
+    finding = _found(expiration(text, PartialDate(2002, 1, 21)))
+    assert finding.value.date == PartialDate(2005, 1, 20)
+
+
 def test_derive_end_date_gives_none_for_a_duration_from_an_undated_event() -> None:
     text = "The term of this Agreement is two (2) years after the first delivery of Products."
     assert derive_end_date(text, date(2024, 1, 1)) is None
