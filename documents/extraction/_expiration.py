@@ -51,9 +51,14 @@ _AGREEMENT = (
 _TERM_CLAUSE = re.compile(
     rf"\b(?:initial\s+)?(?:term|period)\s+of\s+(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?"
     rf"(?:{_AGREEMENT}|cooperation)"
-    r"|\bthe\s+(?:initial\s+)?term\s+(?:hereof\s+)?(?:shall|will|is)\b"
-    r"|\b(?:initial\s+)?(?:term|contract\s+period|service\s+period)\b[\"”]?\s+(?:shall\s+)?means?\b"
-    rf"|\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b[^.;]{{0,200}}?\b(?:shall|will|is|to)"
+    r"|\bthe\s+(?:initial\s+)?term\s+(?:\([^)]{0,40}\)\s+)?(?:hereof\s+)?(?:shall|will|is)\b"
+    r"|\b(?:initial\s+)?(?:term|contract\s+period|service\s+period|expiration\s+date)\b[\"”]?"
+    r"\s+(?:shall\s+)?means?\b"
+    # The first verb after "this Agreement" must be the one that states the term, or follow
+    # its start ("shall commence on the Effective Date and shall continue ...").
+    rf"|\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b"
+    r"(?:(?!\b(?:shall|will|is|may|must|can)\s+(?!commence|begin|become|(?:be\s+)?effective|take|come))"
+    r"[^.;]){0,200}?\b(?:shall|will|is|to)"
     r"\s+(?:[\w,-]+\s+){0,4}?(?:continue|remain|expire|end|terminate|be\s+in\s+(?:full\s+)?(?:effect"
     r"|force)|be\s+for|have\s+a\s+(?:term|duration)|(?:be|remain)\s+valid|govern|extend"
     r"|be\s+effective\s+(?:for|until|through))\b"
@@ -64,20 +69,26 @@ _TERM_CLAUSE = re.compile(
 # "during the term of this Agreement" names the term, it does not state it.
 _MENTION_BEFORE = re.compile(
     r"\b(?:during|for|throughout|of|after|within|beyond|under|in|by|upon|on|before|to|until"
-    r"|following|remainder|prior)\s+(?:the\s+|its\s+|such\s+|any\s+)?$",
+    r"|following|remainder|prior|be|is)\s+(?:(?:the|its|such|any|respective|then[\s-]current)\s+)*$",
     re.IGNORECASE,
 )
 _CLAUSE_BEFORE, _CLAUSE_AFTER = 300, 700
 _CLAUSES_MAX = 12
-_CLAUSE_END = re.compile(r"\.\s|\n\s*\n|;\s*\n")
+# A blank line ends a clause, unless it opens a list ("the earlier of:\n\n(a) ...").
+_CLAUSE_END = re.compile(r"\.\s|(?<![:;,])\n\s*\n")
 # What a term clause without a date or duration says when it runs until an event or a notice.
 _OPEN_ENDED = re.compile(
-    r"\buntil\b|\bfor\s+(?:so|as)\s+long\s+as\b|\bas\s+long\s+as\b|indefinite|unlimited"
-    r"|perpetu|\bwhen\s+terminated|unless\s+(?:and\s+until\s+)?(?:\w+\s+){0,3}terminat"
+    r"\buntil\b(?=[^.;]{0,80}?(?:terminat|expir|complet|perform|cease|no\s+longer|notice))"
+    r"(?!\s+(?:the\s+)?expiration\s+of\s+the\s+(?:initial\s+)?term)"
+    r"|(?:thereafter|indefinitely),?\s+unless"
+    r"|\bfor\s+(?:so|as)\s+long\s+as\b|\bas\s+long\s+as\b|indefinite|unlimited"
+    r"|perpetu|\bwhen\s+terminated"
     r"|\bthrough\s+the\s+(?:completion|expiration|termination)|\bupon\s+the\s+(?:completion"
     r"|expiration|termination)",
     re.IGNORECASE,
 )
+
+_GRANT = re.compile(r"^[\w\s,-]{0,50}?\b(?:licen[cs]e|right|access|grant)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -214,9 +225,10 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
     if found is not None:
         return _dated(found, effective)
     for region_start, region_end in regions:
-        perpetual = _PERPETUAL.search(text, region_start, region_end)
-        if perpetual is not None:
-            return _perpetual(text, perpetual)
+        for perpetual in _PERPETUAL.finditer(text, region_start, region_end):
+            # "a perpetual, royalty-free licence" is a grant, not the term of the agreement.
+            if not _GRANT.search(text, perpetual.end(), perpetual.end() + 60):
+                return _perpetual(text, perpetual)
     return Unknown("not_found")
 
 

@@ -39,7 +39,8 @@ _EXPLICIT_END_RULES = (
     rf"\bfrom\s+{DATE_PHRASE}\s+(?:to|until|through)\s+",
     r"\b(?:until|through|till)\s+(?:and\s+including\s+)?",
     r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate|conclud(?:e|es|ing))"
-    r"\s+(?:on|upon)\s+(?:the\s+)?",
+    r"\s+(?:on|upon|as\s+of|at)\s+(?:the\s+)?",
+    r"\bup\s+to\s+(?:and\s+including\s+)?",
     r"\b(?:and\s+)?ending\s+",
     r"\b(?:expires?|expiring|conclud(?:e|es|ing)|ends?\s+at|terminat(?:e|es|ing))\s+",
     r"\bexpiration\s+date\s+(?:shall\s+be|is|of)?\s*:?\s*",
@@ -78,8 +79,8 @@ _EXCLUDED_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _EXCLUDED_AFTER = re.compile(
-    r"^\W*(?:à\s+l['\u2019]avance|prior|notice|in\s+advance|after\s+(?:the\s+)?(?:expiration"
-    r"|termination))",
+    r"^\W*(?:à\s+l['\u2019]avance|prior|notice|in\s+advance|(?:period\s+)?(?:after|following)"
+    r"\s+(?:the\s+)?(?:expiration|termination|cancellation))",
     re.IGNORECASE,
 )
 _START_AFTER = re.compile(
@@ -104,12 +105,13 @@ _REFERENCE_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _KNOWN_START = re.compile(
-    r"^(?:the\s+|its\s+|sa\s+|la\s+|l['\u2019])?(?:effective\s+date|date\s+(?:hereof|of\s+this"
+    r"^(?:the\s+|its\s+|sa\s+|la\s+|l['\u2019])?(?:effective\s+date|date\s+(?:hereof|of\s+th(?:is|e)"
     r"|first|of\s+execution|of\s+signature|on\s+which\s+this\s+agreement|this\s+agreement)"
     r"|execution|signature|date\s+d['\u2019](?:effet|entr[ée]e\s+en\s+vigueur)|entr[ée]e\s+en"
     r"\s+vigueur|this\s+agreement|the\s+agreement|agreement\s+date|présent|signing"
     r"|commencement\s+date|date\s+(?:it\s+is\s+|this\s+\w+\s+is\s+)?(?:signed|executed)"
-    r"|(?:full\s+)?execution|date\s+first\s+(?:above\s+)?(?:written|set\s+forth))",
+    r"|(?:full\s+)?execution|date\s+first\s+(?:above\s+)?(?:written|set\s+forth)"
+    r"|date\s+of\s+(?:its\s+execution|(?:the\s+)?effective\s+date))",
     re.IGNORECASE,
 )
 # Whose duration it is: a sentence about the agreement or its term, unless the article is.

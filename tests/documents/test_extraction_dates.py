@@ -6,7 +6,13 @@ from datetime import date
 
 import pytest
 
-from documents.evals._cuad_dates import DatesTally, date_miss, gold_date
+from documents.evals._cuad_dates import (
+    DatesTally,
+    date_miss,
+    expiration_golds,
+    gold_date,
+    score_expiration,
+)
 from documents.extraction import (
     Expiration,
     Finding,
@@ -113,6 +119,25 @@ def test_signature_block_referring_back_agrees_with_the_preamble() -> None:
     finding = _found(agreement_date(text))
     assert finding.value == PartialDate(2015, 7, 1)
     assert finding.alternatives == ()
+
+
+def test_agreement_date_keeps_the_day_of_this_nth_day_of() -> None:
+    text = "This Agreement is made this 5th day of January, 2015 between Alpha Inc. and Beta."
+    assert _found(agreement_date(text)).value == PartialDate(2015, 1, 5)
+
+
+def test_an_unlabelled_date_under_the_signatures_is_the_agreement_date() -> None:
+    text = (
+        "The parties agree as follows: 1. Services. "
+        + "Alpha shall provide the services. " * 60
+        + "\n\nIN WITNESS WHEREOF, the Parties execute this Agreement.\n\n"
+        "/s/ Jane Doe    5/17/12    JANE DOE\n     Date\n"
+        "Alpha Inc.  By: /s/ John Roe  Title: President  Date: June 2, 2012"
+    )
+    finding = _found(agreement_date(text))
+    assert finding.value == PartialDate(2012, 6, 2)
+    assert finding.rule == "signature_area"
+    assert finding.confidence <= 0.6
 
 
 def test_no_preamble_and_no_date_is_not_found() -> None:
@@ -358,6 +383,17 @@ def test_an_answer_coarser_than_the_gold_is_wrong() -> None:
     assert date_miss(PartialDate(2017, 2, 14), PartialDate(2017, 2)) is None
     assert date_miss(PartialDate(2017), PartialDate(2017, 2)) == "coarser than gold"
     assert date_miss(None, PartialDate(2017)) == "none found"
+
+
+def test_expiration_gold_listing_two_answers_accepts_either() -> None:
+    perpetual = Finding(Expiration("perpetual"), "", "perpetual")
+    assert score_expiration("09/05/2019; perpetual", perpetual) == (True, True, None)
+
+
+def test_expiration_gold_with_a_century_slip_is_read_a_century_later() -> None:
+    answers, slipped = expiration_golds("12/31/1934")
+    assert answers == ["12/31/2034"] and slipped
+    assert expiration_golds("12/31/2004") == (["12/31/2004"], False)
 
 
 def test_the_tally_scores_one_made_up_contract() -> None:
