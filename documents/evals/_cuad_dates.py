@@ -25,8 +25,8 @@ Scoring protocol
     read a century later. Only expiration dates are concerned.
 
   Expiration is asked from the effective date, or the agreement date when the effective date
-  is not found, as the ingestion pipeline does (CUAD's annotators count the term from the
-  effective date, which the README says defaults to the date of execution).
+  is not found, as the ingestion pipeline does (the README's examples count the term from the
+  "Effective Date" answer, itself the execution date when the contract says so).
 * Renewal present: over all rows, gold "Renewal Term-Answer" non-blank versus our
   :class:`~documents.extraction.Renewal` found (automatic or at a party's option);
   ``automatic_accuracy`` counts only automatic renewals as present. Notice days: over rows

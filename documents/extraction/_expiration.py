@@ -54,16 +54,26 @@ _TERM_CLAUSE = re.compile(
     r"|\bthe\s+(?:initial\s+)?term\s+(?:\([^)]{0,40}\)\s+)?(?:hereof\s+)?(?:shall|will|is)\b"
     r"|\b(?:initial\s+)?(?:term|contract\s+period|service\s+period|expiration\s+date)\b[\"”]?"
     r"\s+(?:shall\s+)?means?\b"
-    # The first verb after "this Agreement" must be the one that states the term, or follow
-    # its start ("shall commence on the Effective Date and shall continue ...").
-    rf"|\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b"
-    r"(?:(?!\b(?:shall|will|is|may|must|can)\s+(?!commence|begin|become|(?:be\s+)?effective|take|come))"
-    r"[^.;]){0,200}?\b(?:shall|will|is|to)"
-    r"\s+(?:[\w,-]+\s+){0,4}?(?:continue|remain|expire|end|terminate|be\s+in\s+(?:full\s+)?(?:effect"
-    r"|force)|be\s+for|have\s+a\s+(?:term|duration)|(?:be|remain)\s+valid|govern|extend"
-    r"|be\s+effective\s+(?:for|until|through))\b"
     r"|\b(?:this|the)\s+(?:[\w-]+\s+){0,3}?(?:agreement|contract)\s+is\s+entered\s+into\s+for"
     r"|(?:^|\n)[ \t]*(?:term|expiration\s+date|termination\s+date|contract\s+end)\s*:",
+    re.IGNORECASE,
+)
+# "This Agreement ... shall continue": the verb is found first (it is rarer), then its subject.
+_TERM_VERB = re.compile(
+    r"\b(?:shall|will|is|to)\s+(?:[\w,-]+\s+){0,4}?(?:continue|remain|expire|end|terminate"
+    r"|be\s+in\s+(?:full\s+)?(?:effect|force)|be\s+for|have\s+a\s+(?:term|duration)"
+    r"|(?:be|remain)\s+valid|govern|extend|be\s+effective\s+(?:for|until|through))\b",
+    re.IGNORECASE,
+)
+_SUBJECT_REACH = 260
+_CLAUSE_KEYWORD = re.compile(r"term|period|expiration|contract\s+end|entered\s+into\s+for", re.I)
+_AGREEMENT_SUBJECT = re.compile(
+    rf"\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b", re.IGNORECASE
+)
+# The verb must be the first after the subject, or follow its start ("shall commence on the
+# Effective Date and shall continue ...").
+_OTHER_VERB = re.compile(
+    r"[.;]|\b(?:shall|will|is|may|must|can)\s+(?!commence|begin|become|(?:be\s+)?effective|take|come)",
     re.IGNORECASE,
 )
 # "during the term of this Agreement" names the term, it does not state it.
@@ -164,13 +174,32 @@ def _clause(text: str, position: int) -> tuple[int, int]:
     return start, after.start() + 1 if after else min(len(text), position + _CLAUSE_AFTER)
 
 
+def _clause_anchors(text: str) -> list[int]:
+    # The clause pattern is tried only around its key words: scanning it over a whole
+    # contract costs five times more.
+    positions = [
+        match.start()
+        for keyword in _CLAUSE_KEYWORD.finditer(text)
+        if (match := _TERM_CLAUSE.search(text, max(0, keyword.start() - 60), keyword.end() + 60))
+    ]
+    for verb in _TERM_VERB.finditer(text):
+        low = max(0, verb.start() - _SUBJECT_REACH)
+        # The nearest subject before the verb is the one it belongs to.
+        subject = None
+        for candidate in _AGREEMENT_SUBJECT.finditer(text, low, verb.start()):
+            subject = candidate
+        if subject is not None and not _OTHER_VERB.search(text, subject.end(), verb.start()):
+            positions.append(subject.start())
+    return sorted(set(positions))
+
+
 def _term_clauses(text: str) -> list[tuple[int, int]]:
     """The sentences that state the term, in reading order, at most a dozen."""
     spans: list[tuple[int, int]] = []
-    for match in _TERM_CLAUSE.finditer(text):
-        if _MENTION_BEFORE.search(text, max(0, match.start() - 30), match.start()):
+    for position in _clause_anchors(text):
+        if _MENTION_BEFORE.search(text, max(0, position - 30), position):
             continue
-        start, end = _clause(text, match.start())
+        start, end = _clause(text, position)
         if spans and start < spans[-1][1]:
             spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
             continue
