@@ -16,6 +16,17 @@ Scoring protocol
   perpetual gold needs our kind "perpetual"; a dated gold needs our date at its precision.
   ``accuracy`` accepts ±1 day for dates we derived from a duration (we show the last day of
   the term, CUAD's annotators often wrote the anniversary); ``strict_accuracy`` does not.
+  Two readings of the gold that CUAD's own README supports, each counted in ``result()``:
+
+  - ``gold_alternatives``: a cell listing several answers ("09/05/2019; perpetual") names
+    the readings the annotator saw; ours is right when it matches any of them.
+  - ``gold_century_slips``: a gold year before 1950 in a contract of the 1990s to 2020s
+    ("12/31/1934" for "December 31, 2034") is the spreadsheet's two-digit-year slip; it is
+    read a century later. Only expiration dates are concerned.
+
+  Expiration is asked from the effective date, or the agreement date when the effective date
+  is not found, as the ingestion pipeline does (the README's examples count the term from the
+  "Effective Date" answer, itself the execution date when the contract says so).
 * Renewal present: over all rows, gold "Renewal Term-Answer" non-blank versus our
   :class:`~documents.extraction.Renewal` found (automatic or at a party's option);
   ``automatic_accuracy`` counts only automatic renewals as present. Notice days: over rows
@@ -119,11 +130,41 @@ def score_date(gold_answer: str, result: Finding | Unknown) -> tuple[bool, str |
     return cause is None, cause
 
 
+_CENTURY_SLIP_BEFORE = 1950
+
+
+def expiration_golds(answer: str) -> tuple[list[str], bool]:
+    """The answers a gold cell lists, and whether a century slip was undone in one."""
+    answers: list[str] = []
+    slipped = False
+    for part in answer.split(";"):
+        gold = gold_date(part)
+        if gold is not None and gold.year < _CENTURY_SLIP_BEFORE:
+            part = re.sub(rf"{gold.year}\s*$", str(gold.year + 100), part.strip())
+            slipped = True
+        if part.strip():
+            answers.append(part)
+    return answers, slipped
+
+
 def score_expiration(
     gold_answer: str, result: Finding | Unknown
 ) -> tuple[bool, bool, str | None] | None:
     """(tolerant, strict, cause) for the expiration; None when the gold names neither a date
-    nor perpetual."""
+    nor perpetual. A cell listing several answers is scored by the one that suits ours best."""
+    scored = [
+        score
+        for part in gold_answer.split(";")
+        if (score := _score_one_expiration(part, result)) is not None
+    ]
+    if not scored:
+        return None
+    return max(scored, key=lambda score: (score[1], score[0]))
+
+
+def _score_one_expiration(
+    gold_answer: str, result: Finding | Unknown
+) -> tuple[bool, bool, str | None] | None:
     ours = _value(result)
     ours = ours if isinstance(ours, Expiration) else None
     if "perpetual" in gold_answer.lower():
@@ -187,6 +228,8 @@ class DatesTally:
     renewal_automatic: _Rate = field(default_factory=_Rate)
     notice: _Rate = field(default_factory=_Rate)
     undated_gold: int = 0
+    gold_alternatives: int = 0
+    gold_century_slips: int = 0
     timings_ms: list[float] = field(default_factory=list)
     causes: Counter[str] = field(default_factory=Counter)
     examples: list[dict[str, Any]] = field(default_factory=list)
@@ -211,7 +254,7 @@ class DatesTally:
         agreed_value = agreed.value if isinstance(agreed, Finding) else None
         effective = effective_date(text, agreed_value)
         effective_value = effective.value if isinstance(effective, Finding) else None
-        expires = expiration(text, effective_value)
+        expires = expiration(text, effective_value or agreed_value)
         renews = renewal(text)
         self.timings_ms.append((time.perf_counter() - started) * 1000)
 
@@ -228,7 +271,11 @@ class DatesTally:
         self._score_renewal(file, row, renews)
 
     def _score_expiration(self, file: str, answer: str, result: Finding | Unknown) -> None:
-        scored = score_expiration(answer, result)
+        answers, slipped = expiration_golds(answer)
+        scored = score_expiration(";".join(answers), result)
+        if scored is not None:
+            self.gold_alternatives += len(answers) > 1
+            self.gold_century_slips += slipped
         if scored is None:
             self.undated_gold += bool(answer.strip())
             return
@@ -262,6 +309,8 @@ class DatesTally:
                 **self.expiration.result(),
                 "strict_accuracy": self.expiration_strict.result()["accuracy"],
                 "undated_gold": self.undated_gold,
+                "gold_alternatives": self.gold_alternatives,
+                "gold_century_slips": self.gold_century_slips,
             },
             "renewal_present": {
                 **self.renewal.result(),

@@ -10,6 +10,7 @@ definition of the "Effective Date" (fallback)           0.80
 "as of the date first written above" with only an       0.70
 unanchored date in the opening to refer to
 an unanchored date in the first lines (a letter's date) 0.60
+any date under the signatures ("/s/ ... 5/17/12 Date") 0.55
 the agreement date standing for a silent effective     0.60
 date (a contract takes effect when it is concluded)
 a two-digit year ("03/05/04")                          ≤ 0.60
@@ -33,6 +34,7 @@ SIGNATURE_BLOCK = 0.90
 EFFECTIVE_DEFINITION = 0.80
 FIRST_WRITTEN_ABOVE = 0.70
 OPENING_DATE = 0.60
+SIGNATURE_AREA = 0.55
 DEFAULT_TO_AGREEMENT = 0.60
 TWO_DIGIT_YEAR = 0.60
 CONTRADICTED = 0.25
@@ -155,21 +157,43 @@ class _Reader:
             before = self.text[max(0, anchor.start() - 160) : anchor.start()]
             if _REFERENCED_AGREEMENT.search(before):
                 continue
-            phrase = self.date_after(anchor.end(), across_lines=bool(weak))
+            # "this 5th day of May": the day sits inside the anchor itself.
+            position = anchor.start() + 4 if anchor.group(0)[:4].lower() == "this" else anchor.end()
+            phrase = self.date_after(position, across_lines=bool(weak))
             if phrase is not None:
                 return _finding(self.text, anchor.start(), phrase, "preamble", PREAMBLE)
         return None
 
+    def closing_start(self) -> int:
+        witnesses = list(_WITNESS.finditer(self.text))
+        return witnesses[-1].start() if witnesses else max(0, len(self.text) - _SIGNATURE_REACH)
+
     def signature_block(self) -> tuple[Finding | None, bool]:
         """The date written in the signature block, and whether the block refers back to
         the date "first written above"."""
-        witnesses = list(_WITNESS.finditer(self.text))
-        if not witnesses:
-            return self._closing_date(max(0, len(self.text) - _SIGNATURE_REACH)), False
-        witness = witnesses[-1]
+        start = self.closing_start()
+        witness = _WITNESS.match(self.text, start)
+        if witness is None:
+            return self._closing_date(start), False
         clause_end = witness.end() + 300
         refers_back = bool(_FIRST_WRITTEN.search(self.text, witness.end(), clause_end))
-        return self._closing_date(witness.start()), refers_back
+        return self._closing_date(start), refers_back
+
+    def signature_area_date(self) -> Finding | None:
+        """The latest date written anywhere under the signatures, labelled or not: the
+        contract is concluded when the last party signs."""
+        start = self.closing_start()
+        phrases = [
+            phrase
+            for phrase in date_phrases(
+                self.text, start, start + _SIGNATURE_REACH, month_first=self.month_first
+            )
+            if phrase.value is not None and not self.stamped(phrase.start)
+        ]
+        if not phrases:
+            return None
+        latest = max(phrases, key=lambda phrase: phrase.value.earliest)  # type: ignore[union-attr]
+        return _finding(self.text, latest.start, latest, "signature_area", SIGNATURE_AREA)
 
     def _closing_date(self, start: int) -> Finding | None:
         stop = start + _SIGNATURE_REACH
@@ -258,6 +282,7 @@ def agreement_date(text: str) -> Finding | Unknown:
             if refers_back
             else None
         )
+        or reader.signature_area_date()
     )
     if fallback is not None:
         return fallback

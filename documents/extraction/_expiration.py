@@ -42,6 +42,64 @@ _PERPETUAL = re.compile(
     re.IGNORECASE,
 )
 
+# The sentence that states the term of the agreement, as CUAD's annotators read it: "The
+# term of this Agreement shall be ...", "This Agreement shall continue in effect until ...",
+# '"Initial Term" means ...', "TERM: November 1, 2014 to October 31, 2017".
+_AGREEMENT = (
+    r"(?:agreement|contract|lease|licen[cs]e|amendment|attachment|engagement|appointment|oma|jsma)"
+)
+_TERM_CLAUSE = re.compile(
+    rf"\b(?:initial\s+)?(?:term|period)\s+of\s+(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?"
+    rf"(?:{_AGREEMENT}|cooperation)"
+    r"|\bthe\s+(?:initial\s+)?term\s+(?:\([^)]{0,40}\)\s+)?(?:hereof\s+)?(?:shall|will|is)\b"
+    r"|\b(?:initial\s+)?(?:term|contract\s+period|service\s+period|expiration\s+date)\b[\"”]?"
+    r"\s+(?:shall\s+)?means?\b"
+    r"|\b(?:this|the)\s+(?:[\w-]+\s+){0,3}?(?:agreement|contract)\s+is\s+entered\s+into\s+for"
+    r"|(?:^|\n)[ \t]*(?:term|expiration\s+date|termination\s+date|contract\s+end)\s*:",
+    re.IGNORECASE,
+)
+# "This Agreement ... shall continue": the verb is found first (it is rarer), then its subject.
+_TERM_VERB = re.compile(
+    r"\b(?:shall|will|is|to)\s+(?:[\w,-]+\s+){0,4}?(?:continue|remain|expire|end|terminate"
+    r"|be\s+in\s+(?:full\s+)?(?:effect|force)|be\s+for|have\s+a\s+(?:term|duration)"
+    r"|(?:be|remain)\s+valid|govern|extend|be\s+effective\s+(?:for|until|through))\b",
+    re.IGNORECASE,
+)
+_SUBJECT_REACH = 260
+_CLAUSE_KEYWORD = re.compile(r"term|period|expiration|contract\s+end|entered\s+into\s+for", re.I)
+_AGREEMENT_SUBJECT = re.compile(
+    rf"\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b", re.IGNORECASE
+)
+# The verb must be the first after the subject, or follow its start ("shall commence on the
+# Effective Date and shall continue ...").
+_OTHER_VERB = re.compile(
+    r"[.;]|\b(?:shall|will|is|may|must|can)\s+(?!commence|begin|become|(?:be\s+)?effective|take|come)",
+    re.IGNORECASE,
+)
+# "during the term of this Agreement" names the term, it does not state it.
+_MENTION_BEFORE = re.compile(
+    r"\b(?:during|for|throughout|of|after|within|beyond|under|in|by|upon|on|before|to|until"
+    r"|following|remainder|prior|be|is)\s+(?:(?:the|its|such|any|respective|then[\s-]current)\s+)*$",
+    re.IGNORECASE,
+)
+_CLAUSE_BEFORE, _CLAUSE_AFTER = 300, 700
+_CLAUSES_MAX = 12
+# A blank line ends a clause, unless it opens a list ("the earlier of:\n\n(a) ...").
+_CLAUSE_END = re.compile(r"\.\s|(?<![:;,])\n\s*\n")
+# What a term clause without a date or duration says when it runs until an event or a notice.
+_OPEN_ENDED = re.compile(
+    r"\buntil\b(?=[^.;]{0,80}?(?:terminat|expir|complet|perform|cease|no\s+longer|notice))"
+    r"(?!\s+(?:the\s+)?expiration\s+of\s+the\s+(?:initial\s+)?term)"
+    r"|(?:thereafter|indefinitely),?\s+unless"
+    r"|\bfor\s+(?:so|as)\s+long\s+as\b|\bas\s+long\s+as\b|indefinite|unlimited"
+    r"|perpetu|\bwhen\s+terminated"
+    r"|\bthrough\s+the\s+(?:completion|expiration|termination)|\bupon\s+the\s+(?:completion"
+    r"|expiration|termination)",
+    re.IGNORECASE,
+)
+
+_GRANT = re.compile(r"^[\w\s,-]{0,50}?\b(?:licen[cs]e|right|access|grant)", re.IGNORECASE)
+
 
 @dataclass(frozen=True)
 class Expiration:
@@ -81,7 +139,9 @@ def _dated(found: Finding, effective: PartialDate | None) -> Finding | Unknown:
     term_end: TermEnd = found.value
     if term_end.end is not None:
         confidence = (
-            EXPLICIT if found.rule in {"extension", "explicit_end_date"} else FROM_EFFECTIVE
+            EXPLICIT
+            if found.rule in {"extension", "explicit_end_date", "term_clause_date"}
+            else FROM_EFFECTIVE
         )
         value = Expiration("date", PartialDate.of(term_end.end), term_end.months)
         return replace(found, value=value, confidence=confidence)
@@ -104,27 +164,100 @@ def _dated(found: Finding, effective: PartialDate | None) -> Finding | Unknown:
     return replace(found, value=value, confidence=FROM_PARTIAL)
 
 
+def _clause(text: str, position: int) -> tuple[int, int]:
+    """The sentence around ``position``: a blank line ends one as well as a full stop."""
+    low = max(0, position - _CLAUSE_BEFORE)
+    start = low
+    for boundary in _CLAUSE_END.finditer(text, low, position):
+        start = boundary.end()
+    after = _CLAUSE_END.search(text, position, position + _CLAUSE_AFTER)
+    return start, after.start() + 1 if after else min(len(text), position + _CLAUSE_AFTER)
+
+
+def _clause_anchors(text: str) -> list[int]:
+    # The clause pattern is tried only around its key words: scanning it over a whole
+    # contract costs five times more.
+    positions = [
+        match.start()
+        for keyword in _CLAUSE_KEYWORD.finditer(text)
+        if (match := _TERM_CLAUSE.search(text, max(0, keyword.start() - 60), keyword.end() + 60))
+    ]
+    for verb in _TERM_VERB.finditer(text):
+        low = max(0, verb.start() - _SUBJECT_REACH)
+        # The nearest subject before the verb is the one it belongs to.
+        subject = None
+        for candidate in _AGREEMENT_SUBJECT.finditer(text, low, verb.start()):
+            subject = candidate
+        if subject is not None and not _OTHER_VERB.search(text, subject.end(), verb.start()):
+            positions.append(subject.start())
+    return sorted(set(positions))
+
+
+def _term_clauses(text: str) -> list[tuple[int, int]]:
+    """The sentences that state the term, in reading order, at most a dozen."""
+    spans: list[tuple[int, int]] = []
+    for position in _clause_anchors(text):
+        if _MENTION_BEFORE.search(text, max(0, position - 30), position):
+            continue
+        start, end = _clause(text, position)
+        if spans and start < spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+            continue
+        spans.append((start, end))
+        if len(spans) >= _CLAUSES_MAX:
+            break
+    return spans
+
+
+def _perpetual(text: str, match: re.Match[str]) -> Finding:
+    return Finding(
+        Expiration("perpetual"),
+        excerpt(text, match.start(), match.end()),
+        "perpetual",
+        match.start(),
+        match.end(),
+        PERPETUAL,
+    )
+
+
+def _from_term_clauses(text: str, effective: PartialDate | None) -> Finding | Unknown | None:
+    """The end the term clause states; "perpetual" when the clauses name no end but run
+    until an event or a notice (CUAD's annotators answer "perpetual" there too)."""
+    start = effective.exact if effective is not None else None
+    undated: Unknown | None = None
+    open_ended: re.Match[str] | None = None
+    for span in _term_clauses(text):
+        found = stated_end(text, start, regions=[span], term_clause=True)
+        if found is None:
+            open_ended = open_ended or _OPEN_ENDED.search(text, *span)
+            continue
+        dated = _dated(found, effective)
+        if isinstance(dated, Finding):
+            return dated
+        undated = undated or dated
+    if undated is not None:
+        return undated
+    return _perpetual(text, open_ended) if open_ended is not None else None
+
+
 def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
     """When the initial term ends: an :class:`Expiration` of kind "date" (an explicit end, or
     a duration counted from ``effective``) or "perpetual"; Unknown("start_unknown") when the
     term is counted from a start nobody dated, Unknown("not_found") when no term is stated.
     Never raises."""
+    from_clause = _from_term_clauses(text, effective)
+    if from_clause is not None:
+        return from_clause
     regions = _regions(text, _TERM_ANCHOR)
     start = effective.exact if effective is not None else None
     found = stated_end(text, start, regions=regions)
     if found is not None:
         return _dated(found, effective)
     for region_start, region_end in regions:
-        perpetual = _PERPETUAL.search(text, region_start, region_end)
-        if perpetual is not None:
-            return Finding(
-                Expiration("perpetual"),
-                excerpt(text, perpetual.start(), perpetual.end()),
-                "perpetual",
-                perpetual.start(),
-                perpetual.end(),
-                PERPETUAL,
-            )
+        for perpetual in _PERPETUAL.finditer(text, region_start, region_end):
+            # "a perpetual, royalty-free licence" is a grant, not the term of the agreement.
+            if not _GRANT.search(text, perpetual.end(), perpetual.end() + 60):
+                return _perpetual(text, perpetual)
     return Unknown("not_found")
 
 

@@ -39,16 +39,26 @@ _EXPLICIT_END_RULES = (
     rf"\bfrom\s+{DATE_PHRASE}\s+(?:to|until|through)\s+",
     r"\b(?:until|through|till)\s+(?:and\s+including\s+)?",
     r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate|conclud(?:e|es|ing))"
-    r"\s+(?:on|upon)\s+(?:the\s+)?",
+    r"\s+(?:on|upon|as\s+of|at)\s+(?:the\s+)?",
+    r"\bup\s+to\s+(?:and\s+including\s+)?",
     r"\b(?:and\s+)?ending\s+",
+    r"\b(?:expires?|expiring|conclud(?:e|es|ing)|ends?\s+at|terminat(?:e|es|ing))\s+",
     r"\bexpiration\s+date\s+(?:shall\s+be|is|of)?\s*:?\s*",
 )  # fmt: skip
 _EXTENSION = [re.compile(rf"(?:{rule})$", re.IGNORECASE) for rule in _EXTENSION_RULES]
 _EXPLICIT_END = [re.compile(rf"(?:{rule})$", re.IGNORECASE) for rule in _EXPLICIT_END_RULES]
 _RULE_LOOKBACK_CHARS = 120
+# In the term clause, a date that no rule introduces is its end unless it is the start.
+_START_WORDS = re.compile(
+    r"(?:commenc\w*|begin\w*|start\w*|effective|dated|as\s+of|from|since|entered\s+into"
+    r"|made|signed|executed|du|[àa]\s+compter\s+du|le)\s+(?:on\s+|as\s+of\s+|from\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
 
 _UNIT = r"(?P<unit>ans?|ann[ée]es?|mois|years?|months?)"
-_DURATION = re.compile(rf"(?<![\w-])(?P<number>{NUMBER})[\s-]+(?:\w+\s+)?{_UNIT}\b", re.IGNORECASE)
+_DURATION = re.compile(
+    rf"(?<![\w-])(?P<number>{NUMBER})[\s-]+(?:\w+\s+)?{_UNIT}\b(?:\(s\))?", re.IGNORECASE
+)
 _UNIT_WORD = re.compile(r"\b(?:ans?|ann[ée]es?|mois|years?|months?)\b", re.IGNORECASE)
 # Durations of the contract itself, as opposed to notice periods, trial periods, rates.
 _STRONG_BEFORE = re.compile(
@@ -69,8 +79,8 @@ _EXCLUDED_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _EXCLUDED_AFTER = re.compile(
-    r"^\W*(?:à\s+l['\u2019]avance|prior|notice|in\s+advance|after\s+(?:the\s+)?(?:expiration"
-    r"|termination))",
+    r"^\W*(?:à\s+l['\u2019]avance|prior|notice|in\s+advance|(?:period\s+)?(?:after|following)"
+    r"\s+(?:the\s+)?(?:expiration|termination|cancellation))",
     re.IGNORECASE,
 )
 _START_AFTER = re.compile(
@@ -95,10 +105,13 @@ _REFERENCE_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _KNOWN_START = re.compile(
-    r"^(?:the\s+|its\s+|sa\s+|la\s+|l['\u2019])?(?:effective\s+date|date\s+(?:hereof|of\s+this"
+    r"^(?:the\s+|its\s+|sa\s+|la\s+|l['\u2019])?(?:effective\s+date|date\s+(?:hereof|of\s+th(?:is|e)"
     r"|first|of\s+execution|of\s+signature|on\s+which\s+this\s+agreement|this\s+agreement)"
     r"|execution|signature|date\s+d['\u2019](?:effet|entr[ée]e\s+en\s+vigueur)|entr[ée]e\s+en"
-    r"\s+vigueur|this\s+agreement|the\s+agreement|agreement\s+date|présent|signing)",
+    r"\s+vigueur|this\s+agreement|the\s+agreement|agreement\s+date|présent|signing"
+    r"|commencement\s+date|date\s+(?:it\s+is\s+|this\s+\w+\s+is\s+)?(?:signed|executed)"
+    r"|(?:full\s+)?execution|date\s+first\s+(?:above\s+)?(?:written|set\s+forth)"
+    r"|date\s+of\s+(?:its\s+execution|(?:the\s+)?effective\s+date))",
     re.IGNORECASE,
 )
 # Whose duration it is: a sentence about the agreement or its term, unless the article is.
@@ -114,9 +127,20 @@ _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20,
 }  # fmt: skip
+_ORDINAL_SUFFIX = r"\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)"
+_ANNIVERSARY_OF = (
+    rf"(?P<ordinal>{'|'.join(_ORDINALS)}|\d{{1,2}}{_ORDINAL_SUFFIX})"
+    rf"(?:\s+\(\d+(?:{_ORDINAL_SUFFIX})?\))?"
+    rf"|(?P<count>{NUMBER})[\s-]+years?"
+)
 _ANNIVERSARY = re.compile(
-    rf"\b(?:until|on|through|expire\w*\s+(?:on|at)|end\w*\s+on)\s+the\s+(?P<ordinal>"
-    rf"{'|'.join(_ORDINALS)}|\d{{1,2}}(?:st|nd|rd|th))(?:\s+\(\d+(?:st|nd|rd|th)?\))?"
+    rf"\b(?:until|on|through|expire\w*\s+(?:on|at)|end\w*\s+on)\s+the\s+(?:{_ANNIVERSARY_OF})"
+    r"\s+anniversary\s+of\s+(?P<reference>[^.;]{1,80})",
+    re.IGNORECASE,
+)
+# Inside the term clause, "the earlier of (a) the fifth anniversary of the Effective Date".
+_CLAUSE_ANNIVERSARY = re.compile(
+    rf"\bthe\s+(?P<before>day\s+(?:prior|before)\s+(?:to\s+)?the\s+)?(?:{_ANNIVERSARY_OF})"
     r"\s+anniversary\s+of\s+(?P<reference>[^.;]{1,80})",
     re.IGNORECASE,
 )
@@ -147,18 +171,26 @@ def _shift(start: date, months: int, *, through: bool) -> date | None:
 
 
 def _known_reference(reference: str) -> bool:
-    return bool(_KNOWN_START.match(reference.strip()))
+    # "three years from and including the date of this Agreement"
+    reference = re.sub(r"^(?:and\s+)?(?:after|including)\s+", "", reference.strip())
+    return bool(_KNOWN_START.match(reference))
 
 
 class _Scope:
-    """The parts of the text the rules read, and the term sections inside them."""
+    """The parts of the text the rules read, and the term sections inside them. A
+    ``term_clause`` scope is the sentence that states the term: all of it is trusted."""
 
-    def __init__(self, text: str, regions: Sequence[tuple[int, int]] | None) -> None:
+    def __init__(
+        self, text: str, regions: Sequence[tuple[int, int]] | None, *, term_clause: bool = False
+    ) -> None:
         self.text = text
         self.regions = list(regions) if regions is not None else [(0, len(text))]
+        self.term_clause = term_clause
         self._sections: list[tuple[int, int]] | None = None
 
     def in_section(self, position: int) -> bool:
+        if self.term_clause:
+            return True
         if self._sections is None:
             self._sections = []
             for start, end in self.regions:
@@ -188,6 +220,18 @@ def _explicit_end(scope: _Scope) -> Finding | None:
         if candidates:
             _, _, end_date, start, end = min(candidates, key=lambda item: item[:2])
             return Finding(TermEnd(end_date), excerpt(text, start, end), family, start, end)
+    if scope.term_clause:
+        ends = [
+            (end_date, start, end)
+            for end_date, start, end in dates
+            if not _START_WORDS.search(text, max(0, start - 40), start)
+            # A filing stamp ("Source: ACME INC, 8-K, 8/8/2019") dates the filing.
+            and "Source:" not in text[text.rfind("\n", 0, start) + 1 : start]
+        ]
+        if ends:
+            end_date, start, end = max(ends)
+            evidence = excerpt(text, start, end)
+            return Finding(TermEnd(end_date), evidence, "term_clause_date", start, end)
     return None
 
 
@@ -226,7 +270,7 @@ def _stated_durations(scope: _Scope, start_date: date | None) -> list[Finding]:
                 (
                     candidate
                     for candidate in _DURATION.finditer(text, window_start, unit.end())
-                    if candidate.end() == unit.end()
+                    if candidate.end() in (unit.end(), unit.end() + 3)
                 ),
                 None,
             )
@@ -241,7 +285,11 @@ def _stated_durations(scope: _Scope, start_date: date | None) -> list[Finding]:
             if not section and not _SUBJECT.search(_sentence_before(text, match.start())):
                 continue
             # "pour neuf ans" is only trusted inside the article about the term.
-            if not strong and not (section and _WEAK_BEFORE.search(before)):
+            if (
+                not strong
+                and not scope.term_clause
+                and not (section and _WEAK_BEFORE.search(before))
+            ):
                 continue
             term_end, rule = _duration_end(text, match, start_date)
             evidence = excerpt(text, match.start(), match.end())
@@ -251,18 +299,27 @@ def _stated_durations(scope: _Scope, start_date: date | None) -> list[Finding]:
     return [finding for _, _, finding in ranked]
 
 
+def _anniversary_years(match: re.Match[str]) -> int:
+    if match.group("count"):
+        return number_value(match.group("count")) or 0
+    ordinal = match.group("ordinal").lower()
+    return _ORDINALS.get(ordinal) or int(re.sub(r"\D", "", ordinal) or 0)
+
+
 def _anniversary(scope: _Scope, start_date: date | None) -> Finding | None:
+    pattern = _CLAUSE_ANNIVERSARY if scope.term_clause else _ANNIVERSARY
     for start, end in scope.regions:
-        for match in _ANNIVERSARY.finditer(scope.text, start, end):
-            ordinal = match.group("ordinal").lower()
-            years = _ORDINALS.get(ordinal) or int(re.sub(r"\D", "", ordinal) or 0)
-            if not years:
+        for match in pattern.finditer(scope.text, start, end):
+            years = _anniversary_years(match)
+            if not years or years > 99:
                 continue
             # The anniversary of some other event ("of the termination of a project") is no
             # term of the agreement.
             if not _known_reference(match.group("reference")):
                 continue
-            end_date = _shift(start_date, 12 * years, through=False) if start_date else None
+            # "through the day prior to the second anniversary"
+            through = bool(match.groupdict().get("before"))
+            end_date = _shift(start_date, 12 * years, through=through) if start_date else None
             term_end = TermEnd(end_date, 12 * years)
             rule = "anniversary"
             evidence = excerpt(scope.text, match.start(), match.end())
@@ -271,11 +328,17 @@ def _anniversary(scope: _Scope, start_date: date | None) -> Finding | None:
 
 
 def stated_end(
-    text: str, start_date: date | None, *, regions: Sequence[tuple[int, int]] | None = None
+    text: str,
+    start_date: date | None,
+    *,
+    regions: Sequence[tuple[int, int]] | None = None,
+    term_clause: bool = False,
 ) -> Finding | None:
     """The end of the contract's term as stated in ``text`` (only in ``regions`` when given),
-    as a Finding whose value is a :class:`TermEnd`; None when the text states no term."""
-    scope = _Scope(text, regions)
+    as a Finding whose value is a :class:`TermEnd`; None when the text states no term.
+    ``term_clause`` says the regions are the sentences that state the term: every duration
+    and date in them is then read as the term's."""
+    scope = _Scope(text, regions, term_clause=term_clause)
     explicit = _explicit_end(scope)
     if explicit is not None:
         return explicit

@@ -6,7 +6,13 @@ from datetime import date
 
 import pytest
 
-from documents.evals._cuad_dates import DatesTally, date_miss, gold_date
+from documents.evals._cuad_dates import (
+    DatesTally,
+    date_miss,
+    expiration_golds,
+    gold_date,
+    score_expiration,
+)
 from documents.extraction import (
     Expiration,
     Finding,
@@ -115,6 +121,25 @@ def test_signature_block_referring_back_agrees_with_the_preamble() -> None:
     assert finding.alternatives == ()
 
 
+def test_agreement_date_keeps_the_day_of_this_nth_day_of() -> None:
+    text = "This Agreement is made this 5th day of January, 2015 between Alpha Inc. and Beta."
+    assert _found(agreement_date(text)).value == PartialDate(2015, 1, 5)
+
+
+def test_an_unlabelled_date_under_the_signatures_is_the_agreement_date() -> None:
+    text = (
+        "The parties agree as follows: 1. Services. "
+        + "Alpha shall provide the services. " * 60
+        + "\n\nIN WITNESS WHEREOF, the Parties execute this Agreement.\n\n"
+        "/s/ Jane Doe    5/17/12    JANE DOE\n     Date\n"
+        "Alpha Inc.  By: /s/ John Roe  Title: President  Date: June 2, 2012"
+    )
+    finding = _found(agreement_date(text))
+    assert finding.value == PartialDate(2012, 6, 2)
+    assert finding.rule == "signature_area"
+    assert finding.confidence <= 0.6
+
+
 def test_no_preamble_and_no_date_is_not_found() -> None:
     assert agreement_date("The parties agree as follows: 1. Services.") == Unknown("not_found")
 
@@ -216,6 +241,81 @@ def test_term_from_an_effective_date_known_to_the_year_keeps_the_year() -> None:
     assert finding.confidence <= 0.6
 
 
+def test_the_term_clause_wins_over_a_survival_period_elsewhere() -> None:
+    text = (
+        "9. Confidentiality. During the term of this Agreement and for five (5) years "
+        "thereafter, each party shall keep the other's information secret.\n\n"
+        "12. Term. This Agreement shall commence on the Effective Date and shall continue in "
+        "effect for a period of three (3) years, unless earlier terminated."
+    )
+    finding = _found(expiration(text, PartialDate(2016, 5, 17)))
+    assert finding.value == Expiration("date", PartialDate(2019, 5, 16), term_months=36)
+
+
+def test_term_clause_reads_the_anniversary_inside_an_earlier_of() -> None:
+    text = (
+        "This Agreement is effective on the Effective Date and shall continue in effect until "
+        "the earlier of (a) the fifth (5t h) anniversary of the Effective Date, and (b) "
+        "termination by either Party upon thirty (30) days' notice."
+    )
+    finding = _found(expiration(text, PartialDate(2012, 8, 16)))
+    assert finding.value.date == PartialDate(2017, 8, 16)
+    assert finding.rule == "anniversary"
+
+
+def test_term_clause_reads_a_year_anniversary_and_the_day_prior_to_one() -> None:
+    text = "The initial term shall end on the five (5) year anniversary of the Effective Date."
+    assert _found(expiration(text, PartialDate(2019, 11, 12))).value.date == PartialDate(
+        2024, 11, 12
+    )
+    text = (
+        "INITIAL TERM shall mean the Effective Date through the day prior to the second "
+        "anniversary of the Effective Date."
+    )
+    assert _found(expiration(text, PartialDate(1999, 11, 19))).value.date == PartialDate(
+        2001, 11, 18
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("TERM: November 01, 2014 to October 31, 2017", PartialDate(2017, 10, 31)),
+        (
+            "The Term shall begin on the date hereof and shall expire December 31, 2023. "
+            "Flotek may elect for the Term to be extended to December 31, 2024.",
+            PartialDate(2023, 12, 31),
+        ),
+    ],
+)
+def test_term_clause_date_that_is_not_the_start_is_the_end(
+    text: str, expected: PartialDate
+) -> None:
+    assert _found(expiration(text, PartialDate(2014, 11, 1))).value.date == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This Agreement shall commence on the Effective Date and shall continue until the "
+        'expiration or earlier termination of the License Agreement (the "Term").',
+        "The term of this Agreement will commence on the date the form is approved and will "
+        "end when terminated by either party.",
+    ],
+)
+def test_a_term_clause_running_until_an_event_is_perpetual(text: str) -> None:
+    assert _found(expiration(text, PartialDate(2018, 3, 20))).value == Expiration("perpetual")
+
+
+def test_an_automatic_renewal_after_an_initial_term_keeps_the_initial_end() -> None:
+    text = (
+        "The initial term of this Agreement shall commence on the Effective Date and extend for "
+        "three (3) years thereafter, with an automatic renewal for an indefinite period of time."
+    )
+    finding = _found(expiration(text, PartialDate(2002, 1, 21)))
+    assert finding.value.date == PartialDate(2005, 1, 20)
+
+
 def test_derive_end_date_gives_none_for_a_duration_from_an_undated_event() -> None:
     text = "The term of this Agreement is two (2) years after the first delivery of Products."
     assert derive_end_date(text, date(2024, 1, 1)) is None
@@ -283,6 +383,17 @@ def test_an_answer_coarser_than_the_gold_is_wrong() -> None:
     assert date_miss(PartialDate(2017, 2, 14), PartialDate(2017, 2)) is None
     assert date_miss(PartialDate(2017), PartialDate(2017, 2)) == "coarser than gold"
     assert date_miss(None, PartialDate(2017)) == "none found"
+
+
+def test_expiration_gold_listing_two_answers_accepts_either() -> None:
+    perpetual = Finding(Expiration("perpetual"), "", "perpetual")
+    assert score_expiration("09/05/2019; perpetual", perpetual) == (True, True, None)
+
+
+def test_expiration_gold_with_a_century_slip_is_read_a_century_later() -> None:
+    answers, slipped = expiration_golds("12/31/1934")
+    assert answers == ["12/31/2034"] and slipped
+    assert expiration_golds("12/31/2004") == (["12/31/2004"], False)
 
 
 def test_the_tally_scores_one_made_up_contract() -> None:
