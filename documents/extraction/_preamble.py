@@ -34,14 +34,18 @@ _ANCHOR = re.compile(
 _SEGMENT_END = re.compile(
     r"\bWHEREAS\b|\bRECITALS?\b|W\s?I\s?T\s?N\s?E\s?S\s?S\s?E\s?T\s?H|\bNOW,?\s+THEREFORE\b"
     r"|\bBACKGROUND\b|\bPREAMBLE\b|\bIl\s+a\s+[ée]t[ée]\s+convenu|\bPR[ÉE]AMBULE\b"
-    r"|\bIT\s+IS\s+AGREED\b|\bagree\s+as\s+follows\b|\bconviennent\b|\bExpos[ée]\b",
+    r"|\bIT\s+IS\s+AGREED\b|\bagree\s+as\s+follows\b|\bconviennent\b|\bExpos[ée]\b"
+    r"|\bTABLE\s+OF\s+CONTENTS?\b|\.{4,}"
+    # A full sentence closed, then a numbered heading or a lettered recital ("1. SCOPE",
+    # "C. ESSI Natural ..."): the preamble is over.
+    r"|(?<=[a-z)\"”]\.)\s+(?=(?:\d{1,2}\.\d{0,2}|(?-i:[A-H])\.)\s+(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _FORMS_IN_NAMES = (
     "Inc", "Ltd", "LLC", "L.L.C", "Corp", "Limited", "PLC", "Plc", "LLP", "LP", "L.P", "S.A",
     "N.V", "B.V", "GmbH", "AG", "SA", "SAS", "SARL", "S.p.A", "SpA", "S.R.L", "S.r.l", "Srl",
     "Incorporated", "Corporation", "Pte", "P.C", "N.A", "A/S", "AB", "Oy", "KGaA", "S.L",
-    "S.A.S", "Pty", "plc", "inc", "ltd", "llc",
+    "S.A.S", "Pty", "plc", "inc", "ltd", "llc", "corporation",
 )  # fmt: skip
 _FORM_VARIANTS = sorted({*_FORMS_IN_NAMES, *(form.upper() for form in _FORMS_IN_NAMES)})
 LEGAL_FORM_RE = (
@@ -81,7 +85,7 @@ _LEADING_ARTICLES = re.compile(
     r"^(?:the\s+following\s+parties\s*:?\s*|[-\u2013\u2014_]+\s*(?:and\s*[-\u2013\u2014_]+\s*)?"
     r"|(?:(?:la|le|les|the)\s+|l['\u2019]\s*)(?:soci[ée]t[ée]\s+)?|soci[ée]t[ée]\s+|:\s*"
     r"|\(?\d{1,2}\)\s*|\d{1,2}\.\s+|\([a-z]\)\s*|\((?:the\s+)?[A-Z][a-z]{2,20}\)\s*(?=[A-Z])"
-    r"|parties\s*:\s*|party\s+[a-z]\s*:\s*)+",
+    r"|parties\s*:\s*|party\s+[a-z]\s*:\s*|its\s+[A-Z][a-z]+,\s*(?=[A-Z]))+",
     re.IGNORECASE,
 )
 # A preamble's "between" follows "made", "entered into", "dated"...; one in a table of
@@ -116,6 +120,16 @@ _NAME_LINKS = frozenset(
         "et", "e", "da", "van", "von", "der", "den", "di", "d/b/a", "dba", "in", "on", "zo.o",
     }
 )  # fmt: skip
+# "Mr. Nirmal Minda", "Gregory P. Spivy": a person named as a party.
+_PERSON = re.compile(r"^(?:Mr|Mrs|Ms|Dr|M|Mme|Me)\.?\s|\s[A-Z]\.\s+[A-Z]")
+# What follows a party being introduced: its defined term, a description ("a Delaware
+# corporation", "an individual"), its seat or its registration.
+_INTRODUCED = re.compile(
+    r"^[\s,]*(?:\(|[\"“«]|(?:a|an|une?)\s|(?:with|having|whose|located|organi[sz]ed"
+    r"|incorporated|residing|domiciled|hereinafter|au\s+capital|immatricul|dont|ci-apr[eè]s"
+    r"|sise?|demeurant|repr[ée]sent)\b)",
+    re.IGNORECASE,
+)
 _ABBREVIATION_END = re.compile(r"\b(?:Inc|Corp|Co|Ltd|L\.?P|N\.?[AV]|B\.V|S\.A|Jr|Sr|[A-Z])\.$")
 
 
@@ -149,6 +163,9 @@ def _looks_like_a_name(name: str) -> bool:
     if _NOT_IN_A_NAME.search(name) or role_for_term(name) is not None:
         return False
     if _LEGAL_FORM_CLUSTER.fullmatch(name.rstrip(".")):
+        return False
+    # "Consultant and Company", "McDATA and Reseller": a defined term joined, not a name.
+    if any(role_for_term(part) for part in re.split(r"\s+and\s+", name)):
         return False
     # A party name is a run of proper nouns ("mPhase", "deltathree.com", "i3" count as such);
     # a lower-case word that is not a linking word ("of", "de") means we are reading prose.
@@ -225,6 +242,32 @@ def _rank(head: str, anchor: re.Match[str]) -> tuple[int, int]:
     return (1 if _PREAMBLE_VERB.search(before) else 2), anchor.start()
 
 
+def _role_slots(pieces: list[tuple[str, int]]) -> int:
+    """How many pieces name a party by its role only ("by and between McDATA and Reseller")."""
+    count = 0
+    for chunk, _at in pieces:
+        bare = _LEADING_ARTICLES.sub("", chunk.strip(" ,;:\n."))
+        name_end = _NAME_END.search(bare)
+        if role_for_term(bare[: name_end.start()] if name_end else bare) is not None:
+            count += 1
+    return count
+
+
+def has_party_cue(named: Named) -> bool:
+    """Whether the words read as a party being introduced rather than a common-noun phrase
+    ("Software Maintenance", "World Series Games"): a legal form, a defined term or a
+    description right after it ("a Delaware corporation"), or a person's title or initial."""
+    if _LEGAL_FORM_CLUSTER.search(named.name) or _PERSON.search(named.name):
+        return True
+    return bool(_INTRODUCED.match(named.rest))
+
+
+def _reads_as_party(named: Named) -> bool:
+    # A title's "AGREEMENT BETWEEN INGRAM MICRO AND NETGEAR" names parties in capitals or by
+    # one word ("Inktomi"); a phrase of several capitalised common nouns needs a cue.
+    return named.name.isupper() or " " not in named.name or has_party_cue(named)
+
+
 def preamble_names(text: str) -> list[Named]:
     """Parties named after the first "between"/"entre" that names two of them."""
     head, offsets = collapse_with_offsets(text[:HEAD_CHARS])
@@ -233,14 +276,26 @@ def preamble_names(text: str) -> list[Named]:
     for anchor in anchors[:12]:
         stop = _SEGMENT_END.search(head, anchor.end(), anchor.end() + _SEGMENT_CHARS)
         segment = head[anchor.end() : stop.start() if stop else anchor.end() + _SEGMENT_CHARS]
-        names = _named(_pieces(_SPLIT, segment, anchor.end()), head, offsets)
+        pieces = _pieces(_SPLIT, segment, anchor.end())
+        names = _named(pieces, head, offsets)
         if len(names) < 2:
             # "between A and B" without punctuation: any "and" before a capital separates.
-            bare = _named(_pieces(_BARE_AND, segment, anchor.end()), head, offsets)
-            names = bare if len(bare) > len(names) else names
+            bare_pieces = _pieces(_BARE_AND, segment, anchor.end())
+            bare = _named(bare_pieces, head, offsets)
+            if len(bare) > len(names):
+                names, pieces = bare, bare_pieces
+        strong = _rank(head, anchor)[0] == 0
+        # Past the preamble sentence, "between" joins things, not parties: a name found
+        # there must read as a party introduced.
+        if not strong:
+            names = [named for named in names if _reads_as_party(named)]
         # The first preamble that names two parties is the one; later "between"s are clauses.
         if len(names) >= 2:
             return names
         if names and not fallback_single:
             fallback_single = names
+        # "entered into by and between McDATA and Reseller": the other party goes by its role,
+        # so this is the preamble all the same and later "between"s are not searched.
+        if strong and names and len(names) + _role_slots(pieces) >= 2:
+            return fallback_single
     return fallback_single

@@ -253,3 +253,63 @@ def test_an_abbreviated_party_is_spelled_out_from_its_definition() -> None:
         "DMC DORSET MILK COMPANY LIMITED whose office is at Bath."
     )
     assert sorted(extract_parties_from_text(text)) == ["DORSET MILK COMPANY LIMITED", "KVL"]
+
+
+def test_a_party_named_by_its_role_ends_the_search_for_a_preamble() -> None:
+    text = (
+        "This Reseller Agreement is entered into by and between Quillon Systems Corporation "
+        "and Reseller.\n\n1. SCOPE\n\nReseller resells the Quillon Products and Field Support "
+        "Services (as defined below). Disputes between the Premium Catalogue and Partner "
+        "Services (as defined below) go to the Quillon board."
+    )
+    preamble = [f.value.name for f in extract_parties(text) if f.rule == "preamble"]
+    assert preamble == ["Quillon Systems Corporation"]
+
+
+def test_recitals_after_the_preamble_sentence_are_not_parties() -> None:
+    text = (
+        "This Endorsement Agreement is made between Brightfield Nutrition LLC, a Nevada "
+        'limited liability company (the "Company"), and Dana Moreau, an individual.\n\n'
+        "A. The Company sells supplements on its websites (www.brightfield.example) (the "
+        '"Websites").\nB. Dana Moreau is a known athlete, and\nC. Brightfield Daily '
+        'Supplement is a product (the "Product").'
+    )
+    assert extract_parties_from_text(text) == ["Brightfield Nutrition LLC", "Dana Moreau"]
+
+
+def test_common_nouns_joined_by_a_later_between_are_not_parties() -> None:
+    text = (
+        'This Sponsorship Agreement is entered into by Harbor Ballpark Funding LLC ("HBF") '
+        "and the sponsor whose name appears below.\n\n1. Benefits. HBF provides the benefits "
+        "except for conflicts between Playoff Season Games and World Series Games."
+    )
+    assert extract_parties_from_text(text) == ["Harbor Ballpark Funding LLC"]
+
+
+def test_its_role_before_a_party_name_is_skipped() -> None:
+    text = (
+        "This Distribution Agreement is entered into by and between Acme Incentive Services, "
+        'L.L.C., a Missouri limited liability company ("AEIS"), and its Reseller, Schoolpop '
+        'Kids, Inc., a Delaware corporation ("Reseller").'
+    )
+    assert extract_parties_from_text(text) == [
+        "Acme Incentive Services, L.L.C.",
+        "Schoolpop Kids, Inc.",
+    ]
+
+
+def test_a_lower_case_corporation_closes_a_name() -> None:
+    text = (
+        "This Maintenance Agreement is made between SAGEM S.A., whose address is 33 route de "
+        "la Dame, Fontainebleau (hereinafter referred to as MORPHO) and XIMAGE corporation "
+        "whose address is 1050 North Fifth Street, San Jose (hereinafter referred to as XIMAGE)."
+    )
+    assert extract_parties_from_text(text) == ["SAGEM S.A.", "XIMAGE corporation"]
+
+
+def test_defined_terms_joined_by_and_are_not_a_party() -> None:
+    text = (
+        "This Consulting Agreement is entered into by and between Consultant and Company "
+        "on the date below.\n\nKelvar Labs, Inc.\nBy: /s/ Ann Lee\n"
+    )
+    assert "Consultant and Company" not in extract_parties_from_text(text)
