@@ -36,6 +36,8 @@ _SEGMENT_END = re.compile(
     r"|\bBACKGROUND\b|\bPREAMBLE\b|\bIl\s+a\s+[ée]t[ée]\s+convenu|\bPR[ÉE]AMBULE\b"
     r"|\bIT\s+IS\s+AGREED\b|\bagree\s+as\s+follows\b|\bconviennent\b|\bExpos[ée]\b"
     r"|\bTABLE\s+OF\s+CONTENTS?\b|\.{4,}"
+    # A title's "between A and B" runs into the preamble sentence, which starts anew.
+    r"|\bThis\s+Agreement\s+is\s+(?:made|entered)\b"
     # A full sentence closed, then a numbered heading or a lettered recital ("1. SCOPE",
     # "C. ESSI Natural ..."): the preamble is over.
     r"|(?<=[a-z)\"”]\.)\s+(?=(?:\d{1,2}\.\d{0,2}|(?-i:[A-H])\.)\s+(?-i:[A-Z]))",

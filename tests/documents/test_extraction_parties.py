@@ -313,3 +313,14 @@ def test_defined_terms_joined_by_and_are_not_a_party() -> None:
         "on the date below.\n\nKelvar Labs, Inc.\nBy: /s/ Ann Lee\n"
     )
     assert "Consultant and Company" not in extract_parties_from_text(text)
+
+
+def test_a_title_between_stops_where_the_preamble_sentence_starts() -> None:
+    text = (
+        "HOSTING AGREEMENT by and between NORDTEL and K-Mobile (K-Mobile hosting NORDTEL) "
+        'This Agreement is made between "Nordtel Holding AG", a company incorporated under '
+        "the laws of Switzerland, and K-Mobile Netherlands B.V., a Dutch company."
+    )
+    names = extract_parties_from_text(text)
+    assert "NORDTEL and K-Mobile" not in names
+    assert len(names) == 2
