@@ -225,6 +225,10 @@ LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, mini
 # A document past a limit is kept (its original is stored) and marked failed, naming the limit.
 LEXROOM_MAX_DOCUMENT_CHARS = env_int("LEXROOM_MAX_DOCUMENT_CHARS", 5_000_000, minimum=1000)
 LEXROOM_MAX_CHUNKS_PER_DOCUMENT = env_int("LEXROOM_MAX_CHUNKS_PER_DOCUMENT", 5000, minimum=1)
+# Dotted path of a reader the metadata step asks for the fields the rules left unknown (an
+# LLM, later); its answers are kept only when their quotes are found word for word in the
+# text. Empty: none (the default; no LLM is needed to read metadata).
+LEXROOM_METADATA_FALLBACK = env_str("LEXROOM_METADATA_FALLBACK", "")
 # Articles per page of a contract (get_contract tool, document page): reads stay bounded.
 LEXROOM_ARTICLES_PER_PAGE = env_int("LEXROOM_ARTICLES_PER_PAGE", 50, minimum=1)
 

@@ -64,13 +64,28 @@ class Document(models.Model):
     language = models.CharField(_("language"), max_length=5, blank=True)
 
     raw_metadata = models.JSONField(_("metadata as received"), default=dict, blank=True)
+    # A key of the bilingual vocabulary (documents.extraction.CONTRACT_TYPES); the title as
+    # written beside it.
     contract_type = models.CharField(_("contract type"), max_length=120, blank=True)
-    signature_date = models.DateField(_("signature date"), null=True, blank=True)
+    contract_type_title = models.CharField(_("title as written"), max_length=500, blank=True)
+    signature_date = models.DateField(
+        _("signature date"), null=True, blank=True, help_text=_("Only when known to the day.")
+    )
+    # A date known only to the month or the year is kept as such: filters compare its whole
+    # span (earliest..latest) and list it as undecided when the span straddles a bound.
+    signature_precision = models.CharField(_("signature date precision"), max_length=5, blank=True)
+    signature_earliest = models.DateField(_("signed on or after"), null=True, blank=True)
+    signature_latest = models.DateField(_("signed on or before"), null=True, blank=True)
+    effective_date = models.DateField(_("effective date"), null=True, blank=True)
     end_date = models.DateField(
         _("end date"), null=True, blank=True, help_text=_("The contract's own end date.")
     )
     # Machine values, shown translated on the pages: metadata | text
     end_date_source = models.CharField(_("end date source"), max_length=20, blank=True)
+    # date | perpetual (runs until terminated: no end date, and not unknown) | "" (unknown)
+    end_date_kind = models.CharField(_("end date kind"), max_length=10, blank=True)
+    # {"automatic": bool, "term_months": int | None, "notice_days": int | None}, {} if none
+    renewal = models.JSONField(_("renewal"), default=dict, blank=True)
     effective_end_date = models.DateField(
         _("effective end date"), null=True, blank=True, help_text=_("End date after amendments.")
     )
@@ -78,6 +93,13 @@ class Document(models.Model):
     governing_law = models.CharField(_("governing law"), max_length=80, blank=True)
     governing_law_source = models.CharField(_("governing law source"), max_length=20, blank=True)
     amounts = models.JSONField(_("amounts"), default=list, blank=True)
+    # SIREN / SIRET / RCS numbers read in the text, checksums verified:
+    # [{"kind", "number", "valid", "city", "quote"}]
+    identifiers = models.JSONField(_("identifiers"), default=list, blank=True)
+    # Where each metadata value came from: field -> {"value", "source" (metadata | text),
+    # "quote", "start", "end", "confidence", "rule", "alternatives"} or, when the text did
+    # not tell, {"value": None, "reason": code, "quote"}. See documents.provenance.
+    provenance = models.JSONField(_("provenance"), default=dict, blank=True)
     warnings = models.JSONField(_("warnings"), default=list, blank=True)
     is_amendment = models.BooleanField(_("amendment"), default=False)
     amendment_number = models.PositiveIntegerField(_("amendment number"), null=True, blank=True)
@@ -110,6 +132,7 @@ class Document(models.Model):
             models.Index(fields=["workspace", "status"]),
             models.Index(fields=["workspace", "effective_end_date"]),
             models.Index(fields=["workspace", "signature_date"]),
+            models.Index(fields=["workspace", "signature_earliest", "signature_latest"]),
         ]
 
     def __str__(self) -> str:
@@ -155,6 +178,10 @@ class DocumentParty(models.Model):
     entity = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="parties")
     name_as_written = models.CharField(max_length=300)
     siren_as_written = models.CharField(max_length=40, blank=True)
+    # A key of documents.extraction's role vocabulary (licensor, lessee...) and the defined
+    # term the contract uses ("the Licensee", « le Preneur »), when the text names them.
+    role = models.CharField(max_length=40, blank=True)
+    defined_term = models.CharField(max_length=120, blank=True)
     ordinal = models.PositiveSmallIntegerField(default=0)
 
     class Meta:

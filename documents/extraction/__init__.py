@@ -1,7 +1,7 @@
 """Pure metadata extraction from contract text: dates, governing law, parties, amounts,
 amendments, contract types, French company identifiers and metadata/text contradictions.
 No Django, no database: plain functions that the ingestion pipeline calls and the benchmarks
-run over CUAD."""
+run over CUAD. :func:`read_contract` reads every field at once, as the pipeline does."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from ._amounts import Amount, extract_amounts
 from ._checks import find_contradictions
 from ._common import Finding, Unknown, collapse_whitespace, normalize_contract_type
 from ._contract_dates import agreement_date, effective_date
-from ._dates import parse_date
+from ._dates import find_dates, parse_date
 from ._expiration import Expiration, Renewal, expiration, renewal
 from ._identifiers import Identifier, extract_identifiers
 from ._law import governing_law_from_text, normalize_governing_law
 from ._partial import PartialDate, Precision
 from ._parties import display_name, entity_key, normalize_siren, siren_is_valid
 from ._party_finder import Party, extract_parties, extract_parties_from_text
+from ._reading import ContractReading, Fallback, read_contract
 from ._roles import ROLES, role_for_term
 from ._terms import derive_end_date
 from ._types import (
@@ -33,9 +34,11 @@ __all__ = [
     "ROLES",
     "AmendmentInfo",
     "Amount",
+    "ContractReading",
     "ContractType",
     "ContractTypeLabel",
     "Expiration",
+    "Fallback",
     "Finding",
     "Identifier",
     "PartialDate",
@@ -59,11 +62,13 @@ __all__ = [
     "extract_parties",
     "extract_parties_from_text",
     "find_contradictions",
+    "find_dates",
     "governing_law_from_text",
     "normalize_contract_type",
     "normalize_governing_law",
     "normalize_siren",
     "parse_date",
+    "read_contract",
     "renewal",
     "role_for_term",
     "siren_is_valid",

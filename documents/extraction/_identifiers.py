@@ -14,7 +14,8 @@ IdentifierKind = Literal["siren", "siret", "rcs"]
 # La Poste's establishments share one SIREN whose SIRETs do not pass Luhn: INSEE checks them
 # by the sum of their digits, a multiple of 5.
 _LA_POSTE_SIREN = "356000000"
-_SEP = r"[ \u00a0\u202f.]?"
+# PDF text breaks lines and justifies words: "552\n100 554", "330  660  839".
+_SEP = r"(?:\.|[ \t\n\u00a0\u202f]{1,3})?"
 _SIREN_DIGITS = rf"\d{{3}}{_SEP}\d{{3}}{_SEP}\d{{3}}"
 _SIRET_DIGITS = rf"{_SIREN_DIGITS}{_SEP}\d{{5}}"
 _NUMBER_LABEL = r"(?:\s*(?:n[°o]\.?|num[ée]ro|number|no\.?))?\s*[:\-]?\s*"

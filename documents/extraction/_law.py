@@ -158,5 +158,12 @@ def governing_law_from_text(text: str) -> Finding | None:
             label = normalize_governing_law(before + after)
             if label:
                 end = law_word.start() + len(after)
-                return Finding(label, excerpt(text, trigger.start(), end), "governing_law")
+                return Finding(
+                    label,
+                    excerpt(text, trigger.start(), end),
+                    "governing_law",
+                    start=trigger.start(),
+                    end=end,
+                    confidence=0.9,
+                )
     return None

@@ -1,18 +1,29 @@
-"""Metadata: what the data room says and the text shows (dates, law, parties, amendment)."""
+"""Metadata: what the data room says and the text shows, each value with its provenance.
+
+The data room's curated values come first; the text fills what they leave out, and a text
+that disagrees with them raises a warning. Every field ends up in ``Document.provenance``:
+the value, where it came from (the quoted words, their offsets, a confidence), or why it is
+unknown (see :mod:`documents.provenance`).
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext
 
-from documents import extraction
+from documents import extraction, provenance
+from documents.extraction import ContractReading, Finding, PartialDate
 from documents.models import Document
 from documents.normalize import iso_date
+from documents.services._fallback import with_fallback
 
 _FRENCH_MARKERS = re.compile(r"\b(le|la|les|des|du|et|est|pour|dans|contrat|présent)\b", re.I)
 _ENGLISH_MARKERS = re.compile(r"\b(the|and|of|shall|this|agreement|with|for)\b", re.I)
+# A SIREN/RCS written this far after a party's name, and before the next party, is its own.
+_IDENTIFIER_REACH_CHARS = 600
 
 
 def language_of(text: str) -> str:
@@ -24,53 +35,222 @@ def language_of(text: str) -> str:
     return "fr" if french >= english else "en"
 
 
-def apply_metadata(document: Document, text: str) -> list[tuple[str, str]]:
-    """Normalise metadata and compare it with the text. Returns the parties (name, siren)."""
-    meta = document.raw_metadata
-    warnings: list[str] = []
-    document.title = document.title or str(meta.get("title") or "")
-    document.contract_type = extraction.normalize_contract_type(meta.get("contract_type")) or ""
-    document.signature_date = extraction.parse_date(_as_str(meta.get("signature_date")))
-    if meta.get("signature_date") and document.signature_date is None:
-        message = gettext("Unreadable signature date: %(value)r.")
-        warnings.append(message % {"value": meta.get("signature_date")})
+@dataclass(frozen=True)
+class PartyRow:
+    """A party to store: its name as written, SIREN, role, and where it was found."""
 
-    metadata_end = extraction.parse_date(_as_str(meta.get("end_date")))
-    if meta.get("end_date") and metadata_end is None:
-        warnings.append(
-            gettext("Unreadable end date: %(value)r.") % {"value": meta.get("end_date")}
-        )
-    text_end = extraction.derive_end_date(text, document.signature_date)
-    if metadata_end is not None:
-        document.end_date, document.end_date_source = metadata_end, "metadata"
-    elif text_end is not None:
-        document.end_date, document.end_date_source = text_end.value, "text"
-    else:
-        document.end_date, document.end_date_source = None, ""
+    name: str
+    siren: str = ""
+    role: str = ""
+    defined_term: str = ""
+    record: dict[str, Any] = field(default_factory=dict)
 
-    metadata_law = extraction.normalize_governing_law(_as_str(meta.get("governing_law")))
-    text_law = extraction.governing_law_from_text(text)
-    if metadata_law:
-        document.governing_law, document.governing_law_source = metadata_law, "metadata"
-    elif text_law is not None:
-        document.governing_law, document.governing_law_source = str(text_law.value), "text"
-    else:
-        document.governing_law, document.governing_law_source = "", ""
 
-    warnings += extraction.find_contradictions(
-        metadata_end=metadata_end,
+@dataclass
+class _Pass:
+    """One metadata pass over a document: its curated metadata, the text's reading, and
+    what the pass collects (provenance records, warnings)."""
+
+    document: Document
+    meta: dict[str, Any]
+    reading: ContractReading
+    records: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def apply_metadata(document: Document, text: str) -> list[PartyRow]:
+    """Set the document's metadata from its data-room entry and its text; returns the
+    parties to store."""
+    reading = with_fallback(extraction.read_contract(text), text)
+    state = _Pass(document, document.raw_metadata, reading)
+    document.title = document.title or str(state.meta.get("title") or "")
+    _contract_type(state)
+    _signature(state)
+    _effective(state)
+    text_end = _end_date(state)
+    _renewal(state)
+    text_law = _governing_law(state)
+    state.warnings += extraction.find_contradictions(
+        metadata_end=document.end_date if document.end_date_source == "metadata" else None,
         text_end=text_end,
-        metadata_law=metadata_law,
+        metadata_law=document.governing_law if document.governing_law_source == "metadata" else "",
         text_law=text_law,
         metadata_signature=document.signature_date,
     )
     _apply_amendment(document, text)
     document.amounts = [
         {"value": str(a.value), "currency": a.currency, "evidence": a.evidence}
-        for a in extraction.extract_amounts(text)
+        for a in reading.amounts
     ]
-    document.warnings = warnings
-    return _parties(meta, text)
+    document.identifiers = [
+        {**provenance.json_value(found.value), "quote": found.evidence, "start": found.start}
+        for found in reading.identifiers
+    ]
+    parties = _parties(state)
+    state.records["parties"] = [party.record for party in parties]
+    document.provenance = state.records
+    document.warnings = state.warnings
+    return parties
+
+
+def _contract_type(state: _Pass) -> None:
+    document, read = state.document, state.reading.contract_type
+    declared = _as_str(state.meta.get("contract_type"))
+    if declared and declared.strip():
+        # A label outside the vocabulary is kept as written, under "other".
+        document.contract_type = extraction.contract_type_key(declared) or "other"
+        document.contract_type_title = declared.strip()[:500]
+        state.records["contract_type"] = provenance.from_metadata(document.contract_type, declared)
+        if (
+            isinstance(read, Finding)
+            and read.confidence >= provenance.CONFIDENT
+            and not _same_family(read.value.key, document.contract_type)
+        ):
+            message = gettext(
+                "Contract type: metadata “%(metadata)s”, but the title reads “%(text)s”"
+            )
+            state.warnings.append(message % {"metadata": declared, "text": read.value.title})
+    elif isinstance(read, Finding):
+        document.contract_type = read.value.key
+        document.contract_type_title = read.value.title[:500]
+        state.records["contract_type"] = provenance.from_text(read, read.value.key)
+    else:
+        document.contract_type, document.contract_type_title = "", ""
+        state.records["contract_type"] = provenance.from_unknown(read)
+
+
+def _same_family(found: str, declared: str) -> bool:
+    """Equal keys, or one the family of the other (maintenance is a services contract)."""
+    if found == declared:
+        return True
+    found_entry = extraction.contract_type_label(found)
+    declared_entry = extraction.contract_type_label(declared)
+    return bool(
+        (found_entry and found_entry.parent == declared)
+        or (declared_entry and declared_entry.parent == found)
+    )
+
+
+def _declared_date(state: _Pass, key: str, unreadable: str) -> tuple[PartialDate | None, Any]:
+    """A date of the data room's metadata ("2025-01-20", "28 mars 2022", "2004", "2017-02")."""
+    raw = _as_str(state.meta.get(key))
+    if not raw or not raw.strip():
+        return None, raw
+    parsed = extraction.parse_date(raw)
+    if parsed is not None:
+        return PartialDate.of(parsed), raw
+    try:
+        return PartialDate.from_iso(raw.strip()), raw
+    except ValueError:
+        state.warnings.append(unreadable % {"value": raw})
+        return None, raw
+
+
+def _signature(state: _Pass) -> None:
+    document, read = state.document, state.reading.agreement_date
+    declared, raw = _declared_date(
+        state, "signature_date", gettext("Unreadable signature date: %(value)r.")
+    )
+    signed: PartialDate | None
+    if declared is not None:
+        signed = declared
+        state.records["signature_date"] = provenance.from_metadata(declared, raw)
+        if isinstance(read, Finding) and not _overlaps(read.value, declared):
+            message = gettext(
+                "Signature date: metadata %(metadata)s, but the text says %(text)s (“%(quote)s”)"
+            )
+            values = {"metadata": declared.iso(), "text": read.value.iso(), "quote": read.evidence}
+            state.warnings.append(message % values)
+    elif isinstance(read, Finding):
+        signed = read.value
+        state.records["signature_date"] = provenance.from_text(read)
+        if read.alternatives:
+            message = gettext("The text gives several signature dates: %(dates)s")
+            dates = [read.value.iso(), *(other.value.iso() for other in read.alternatives)]
+            state.warnings.append(message % {"dates": ", ".join(dates)})
+    else:
+        signed = None
+        state.records["signature_date"] = provenance.from_unknown(read)
+    document.signature_date = signed.exact if signed else None
+    document.signature_precision = signed.precision if signed else ""
+    document.signature_earliest = signed.earliest if signed else None
+    document.signature_latest = signed.latest if signed else None
+
+
+def _effective(state: _Pass) -> None:
+    document, read = state.document, state.reading.effective_date
+    declared, raw = _declared_date(
+        state, "effective_date", gettext("Unreadable effective date: %(value)r.")
+    )
+    if declared is not None:
+        document.effective_date = declared.exact
+        state.records["effective_date"] = provenance.from_metadata(declared, raw)
+    elif isinstance(read, Finding):
+        document.effective_date = read.value.exact
+        state.records["effective_date"] = provenance.from_text(read)
+    else:
+        document.effective_date = None
+        state.records["effective_date"] = provenance.from_unknown(read)
+
+
+def _end_date(state: _Pass) -> Finding | None:
+    """The end date (metadata first), its kind and provenance; returns the text's end date
+    as a finding for the contradiction check."""
+    document, read = state.document, state.reading.expiration
+    declared, raw = _declared_date(state, "end_date", gettext("Unreadable end date: %(value)r."))
+    text_end = None
+    if isinstance(read, Finding) and read.value.date is not None and read.value.date.exact:
+        text_end = Finding(read.value.date.exact, read.evidence, read.rule, read.start, read.end)
+    document.end_date, document.end_date_source, document.end_date_kind = None, "", ""
+    if declared is not None and declared.exact is not None:
+        document.end_date, document.end_date_source = declared.exact, "metadata"
+        document.end_date_kind = "date"
+        state.records["end_date"] = provenance.from_metadata(declared, raw)
+    elif isinstance(read, Finding) and read.value.kind == "perpetual":
+        document.end_date_source, document.end_date_kind = "text", "perpetual"
+        state.records["end_date"] = provenance.from_text(read, "perpetual")
+    elif text_end is not None and isinstance(read, Finding):
+        document.end_date, document.end_date_source = text_end.value, "text"
+        document.end_date_kind = "date"
+        state.records["end_date"] = provenance.from_text(read, read.value.date)
+    elif isinstance(read, Finding):
+        # "until 2020": a year is not an end date a filter can trust.
+        state.records["end_date"] = provenance.unknown("partial_date", read.evidence, read.start)
+    else:
+        state.records["end_date"] = provenance.from_unknown(read)
+    return text_end
+
+
+def _renewal(state: _Pass) -> None:
+    read = state.reading.renewal
+    if isinstance(read, Finding):
+        state.document.renewal = provenance.json_value(read.value)
+        state.records["renewal"] = provenance.from_text(read)
+    else:
+        state.document.renewal = {}
+        state.records["renewal"] = provenance.from_unknown(read)
+
+
+def _governing_law(state: _Pass) -> Finding | None:
+    document, read = state.document, state.reading.governing_law
+    declared = extraction.normalize_governing_law(_as_str(state.meta.get("governing_law")))
+    if declared:
+        document.governing_law, document.governing_law_source = declared, "metadata"
+        state.records["governing_law"] = provenance.from_metadata(
+            declared, state.meta.get("governing_law")
+        )
+    elif isinstance(read, Finding):
+        document.governing_law, document.governing_law_source = str(read.value), "text"
+        state.records["governing_law"] = provenance.from_text(read)
+    else:
+        document.governing_law, document.governing_law_source = "", ""
+        state.records["governing_law"] = provenance.from_unknown(read)
+    return read if isinstance(read, Finding) else None
+
+
+def _overlaps(found: PartialDate, declared: PartialDate) -> bool:
+    """Whether two dates, known to different precisions, may be the same day."""
+    return found.earliest <= declared.latest and declared.earliest <= found.latest
 
 
 def _apply_amendment(document: Document, text: str) -> None:
@@ -93,25 +273,58 @@ def _apply_amendment(document: Document, text: str) -> None:
     )
 
 
-def _parties(meta: dict[str, Any], text: str) -> list[tuple[str, str]]:
-    """(name, SIREN) of each party: the data room's list, else the ones the text names."""
-    names = meta.get("parties") or extraction.extract_parties_from_text(text)
-    sirens = meta.get("siren_parties") or []
+def _parties(state: _Pass) -> list[PartyRow]:
+    """The data room's list of parties (with the roles the text gives them), else the ones
+    the text names, each with the SIREN written next to it."""
+    found = state.reading.parties
+    by_key = {extraction.entity_key(f.value.name): f for f in found}
+    names = [str(name) for name in state.meta.get("parties") or [] if name and str(name).strip()]
+    sirens = state.meta.get("siren_parties") or []
+    if names:
+        rows = []
+        for index, name in enumerate(names):
+            match = by_key.get(extraction.entity_key(name))
+            rows.append(
+                PartyRow(
+                    name=name,
+                    siren=str(sirens[index]) if index < len(sirens) and sirens[index] else "",
+                    role=(match.value.role or "") if match else "",
+                    defined_term=(match.value.defined_term or "") if match else "",
+                    record={**provenance.from_metadata(name), "role": match.value.role}
+                    if match
+                    else provenance.from_metadata(name),
+                )
+            )
+        return rows
     return [
-        (str(name), str(sirens[i]) if i < len(sirens) and sirens[i] else "")
-        for i, name in enumerate(names)
-        if name and str(name).strip()
+        PartyRow(
+            name=party.value.name,
+            siren=_siren_near(state.reading, party, found),
+            role=party.value.role or "",
+            defined_term=party.value.defined_term or "",
+            record=provenance.from_text(party, party.value.name) | {"role": party.value.role},
+        )
+        for party in found
     ]
 
 
-_FILENAME_WORD = re.compile(r"[^\W\d_]{3,}")
+def _siren_near(reading: ContractReading, party: Finding, parties: list[Finding]) -> str:
+    """The first SIREN (or a SIRET's) written after the party's name and before the next's."""
+    if party.start < 0:
+        return ""
+    following = [other.start for other in parties if other.start > party.start]
+    limit = min([*following, party.start + _IDENTIFIER_REACH_CHARS])
+    for identifier in reading.identifiers:
+        if party.start <= identifier.start < limit:
+            return str(identifier.value.number)[:9]
+    return ""
 
 
 def filename_title(filename: str) -> str:
     """Words of a file name ("bail_commercial_lyon.pdf" → "bail commercial lyon"), or "" when
     it is an opaque id ("a5a68dbd19.txt"): as an index prefix an id would only add noise."""
     stem = filename.rsplit(".", 1)[0]
-    words = _FILENAME_WORD.findall(stem)
+    words = re.findall(r"[^\W\d_]{3,}", stem)
     return " ".join(words) if len(words) >= 2 else ""
 
 

@@ -88,15 +88,17 @@ def document_metadata_read(document: Document) -> Document:
         document.minhash = minhash_signature(text)
     with timed("store"):
         DocumentParty.objects.filter(document=document).delete()
-        for ordinal, (name, siren) in enumerate(parties):
-            entity, entity_warnings = entity_for_party(document, name, siren)
+        for ordinal, party in enumerate(parties):
+            entity, entity_warnings = entity_for_party(document, party.name, party.siren)
             document.warnings = [*document.warnings, *entity_warnings]
             DocumentParty.objects.create(
                 workspace=document.workspace,
                 document=document,
                 entity=entity,
-                name_as_written=name[:300],
-                siren_as_written=siren[:40],
+                name_as_written=party.name[:300],
+                siren_as_written=party.siren[:40],
+                role=party.role[:40],
+                defined_term=party.defined_term[:120],
                 ordinal=ordinal,
             )
     return _reached(document, DocumentStatus.PARSED)
