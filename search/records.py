@@ -8,7 +8,8 @@ from typing import Any
 
 from documents.models import Document, DocumentLink
 from documents.normalize import fold_accents, iso_date
-from search.results import Party
+from documents.provenance import signature_as_known
+from search.results import Party, RenewalTerms
 
 _WORD = re.compile(r"\w{3,}")
 EXCERPT_CHARS = 320
@@ -22,24 +23,43 @@ def contract_fields(document: Document, links: Mapping[str, list[DocumentLink]])
         "filename": document.filename,
         "title": document.title or document.filename,
         "contract_type": document.contract_type or None,
+        "contract_type_title": document.contract_type_title or None,
         "parties": [
             Party(
                 entity_id=party.entity_id,
                 name=party.entity.name,
                 siren=party.entity.siren or None,
+                role=party.role or None,
+                defined_term=party.defined_term or None,
             )
             for party in document.parties.all()
         ],
         "signature_date": iso_date(document.signature_date),
+        "signature_date_as_known": signature_as_known(
+            document.signature_earliest, document.signature_precision
+        ),
+        "effective_date": iso_date(document.effective_date),
         "end_date": iso_date(document.effective_end_date),
         "original_end_date": iso_date(document.end_date),
         "end_date_note": document.effective_end_explanation or None,
+        "end_date_kind": document.end_date_kind or None,
+        "renewal": _renewal(document.renewal),
         "governing_law": document.governing_law or None,
         "amends": [link.target.ref for link in links["amends"]],
         "amended_by": [link.source.ref for link in links["amended_by"]],
         "warnings": list(document.warnings),
         "status": document.status,
     }
+
+
+def _renewal(stored: Mapping[str, Any]) -> RenewalTerms | None:
+    if not stored:
+        return None
+    return RenewalTerms(
+        automatic=bool(stored.get("automatic")),
+        term_months=stored.get("term_months"),
+        notice_days=stored.get("notice_days"),
+    )
 
 
 def excerpt(text: str, query: str | None, width: int = EXCERPT_CHARS) -> str:

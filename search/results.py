@@ -27,6 +27,17 @@ class Party(_Result):
     entity_id: int
     name: str
     siren: str | None
+    role: str | None = Field(
+        description="licensor, licensee, lessor, lessee, client, service_provider...: the "
+        "party's role when the contract names it; null otherwise."
+    )
+    defined_term: str | None = Field(description='The contract\'s name for it ("the Licensee").')
+
+
+class RenewalTerms(_Result):
+    automatic: bool = Field(description="Renews by itself (tacite reconduction) unless denounced.")
+    term_months: int | None = Field(description="Length of each renewal period, in months.")
+    notice_days: int | None = Field(description="Notice to stop a renewal, in days.")
 
 
 class ContractRecord(_Result):
@@ -35,12 +46,25 @@ class ContractRecord(_Result):
     contract_id: str = Field(description="Contract id, e.g. c04: cite it.")
     filename: str
     title: str
-    contract_type: str | None
+    contract_type: str | None = Field(
+        description="A key of the contract-type vocabulary (describe_data_room lists them)."
+    )
+    contract_type_title: str | None = Field(description="The title as written.")
     parties: list[Party]
-    signature_date: str | None = Field(description="YYYY-MM-DD, null when unknown.")
+    signature_date: str | None = Field(
+        description="YYYY-MM-DD, null when unknown or known only to the month or the year."
+    )
+    signature_date_as_known: str | None = Field(
+        description='"2004", "2017-02" or YYYY-MM-DD: as precisely as the contract gives it.'
+    )
+    effective_date: str | None = Field(description="YYYY-MM-DD, null when unknown.")
     end_date: str | None = Field(description="Effective end (after amendments), YYYY-MM-DD.")
     original_end_date: str | None
     end_date_note: str | None
+    end_date_kind: str | None = Field(
+        description='"date", "perpetual" (runs until terminated: no end date) or null (unknown).'
+    )
+    renewal: RenewalTerms | None
     governing_law: str | None
     amends: list[str] = Field(description="Contract ids this one amends.")
     amended_by: list[str] = Field(description="Contract ids amending this one.")
@@ -69,6 +93,10 @@ class ExcludedUnknown(_Result):
     contract_id: str
     title: str
     unknown_fields: list[str]
+    reasons: dict[str, str] = Field(
+        description='Filtered field -> why it could not be decided ("date known only to the '
+        'year", "no end date: runs until terminated", "not stated in the text").'
+    )
 
 
 class SearchResults(_Result):
@@ -108,7 +136,33 @@ class Article(_Result):
     text: str = Field(description=UNTRUSTED)
 
 
+class FieldProvenance(_Result):
+    """Where one metadata value came from, or why it is unknown."""
+
+    field: str = Field(description="contract_type, signature_date, ..., or party.")
+    value: Any = Field(description="The value as stored; null when unknown.")
+    source: str | None = Field(description='"metadata" (the data room), "text", or null.')
+    quote: str | None = Field(description=UNTRUSTED)
+    chunk_id: int | None
+    article_ref: str | None
+    page: int | None
+    confidence: float | None = Field(description="0 to 1; 1 for the data room's own values.")
+    confidence_label: str = Field(description="certain | probable | uncertain")
+    reason: str | None = Field(description="Why the value is unknown, in words.")
+    alternatives: list[str] = Field(description="Other values the text also gives.")
+
+
+class Identifier(_Result):
+    kind: str = Field(description="siren | siret | rcs")
+    number: str
+    valid: bool = Field(description="The checksum (Luhn) holds.")
+    city: str | None = Field(description="The RCS registry's city.")
+    quote: str = Field(description=UNTRUSTED)
+
+
 class ContractView(ContractRecord):
+    provenance: list[FieldProvenance]
+    identifiers: list[Identifier]
     links: ContractLinks
     status_reason: str | None
     articles: list[Article]
@@ -133,6 +187,10 @@ class ValueCount(_Result):
     contracts: int
 
 
+class TypeCount(ValueCount):
+    label: str = Field(description="The type's name in the caller's language.")
+
+
 class UnknownCounts(_Result):
     """Contracts with each filterable field unknown."""
 
@@ -140,6 +198,11 @@ class UnknownCounts(_Result):
     governing_law: int
     signature_date: int
     end_date: int
+    signature_date_partial: int = Field(
+        description="Signature dates known only to the month or year (decided by filters "
+        "when the whole month or year is inside the bounds)."
+    )
+    end_date_perpetual: int = Field(description="Contracts that run until terminated.")
 
 
 class DateSpan(_Result):
@@ -153,7 +216,7 @@ class DataRoomDescription(_Result):
     contracts: int
     documents_by_status: dict[str, int]
     entities: list[EntitySummary]
-    contract_types: list[ValueCount]
+    contract_types: list[TypeCount]
     governing_laws: list[ValueCount]
     unknown: UnknownCounts
     signature_date: DateSpan

@@ -100,7 +100,7 @@ def search_arguments(slug: str, described: dict[str, Any]) -> list[dict[str, Any
         brenalis = int(described["entities"][0]["entity_id"])
     calls: list[dict[str, Any]] = [
         {"filters": {"signature_date": {"after": "2025-01-01", "before": "2025-12-31"}}},
-        {"filters": {"contract_types": ["bail commercial"]}},
+        {"filters": {"contract_types": ["commercial_lease"]}},
         {"filters": {"governing_law": {"in": ["droit suisse"]}}},
         {"filters": {"end_date": {"after": "2028-01-01"}}},
         {"limit": 5, "offset": 5},

@@ -15,6 +15,7 @@ import numpy as np
 from django.db import connection
 from numpy.typing import NDArray
 
+from documents.extraction import contract_type_key
 from documents.models import Chunk, Document, DocumentLink, DocumentParty, DocumentStatus, Entity
 from documents.normalize import fold_accents
 from documents.textsearch import ts_config
@@ -98,10 +99,16 @@ def _document(workspace: Workspace, planned: PlannedDocument) -> Document:
         original=f"bench/{planned.ref}.pdf",
         status=DocumentStatus.EMBEDDED,
         language=planned.language,
-        contract_type=planned.contract_type,
+        # Stored as the pipeline stores them: a vocabulary key, the signature's span.
+        contract_type=contract_type_key(planned.contract_type) or "other",
+        contract_type_title=planned.contract_type,
         signature_date=planned.signature_date,
+        signature_precision="day" if planned.signature_date else "",
+        signature_earliest=planned.signature_date,
+        signature_latest=planned.signature_date,
         end_date=planned.end_date,
         end_date_source="text" if planned.end_date else "",
+        end_date_kind="date" if planned.end_date else "",
         effective_end_date=planned.effective_end_date,
         effective_end_explanation=planned.effective_end_explanation,
         governing_law=planned.governing_law,

@@ -17,6 +17,6 @@ def searchable_documents(workspace: Workspace) -> QuerySet[Document]:
     )
     return (
         Document.objects.filter(workspace=workspace, status__in=SEARCHABLE)
-        .defer("text", "minhash", "page_starts", "raw_metadata")
+        .defer("text", "minhash", "page_starts", "raw_metadata", "provenance", "identifiers")
         .prefetch_related(parties)
     )

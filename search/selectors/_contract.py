@@ -5,8 +5,15 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.utils.translation import gettext
 
+from documents import provenance
 from documents.models import Chunk, Document, DocumentParty, Entity
-from documents.selectors import amendment_links, chunk_page, duplicate_group_members
+from documents.selectors import (
+    LocatedValue,
+    amendment_links,
+    chunk_page,
+    document_provenance,
+    duplicate_group_members,
+)
 from search.errors import InvalidSearchArguments
 from search.filters import unknown_entities_message
 from search.records import contract_fields
@@ -17,6 +24,8 @@ from search.results import (
     DuplicateContract,
     DuplicateGroups,
     DuplicateGroupView,
+    FieldProvenance,
+    Identifier,
     LinkExplanation,
 )
 from search.selectors._common import searchable_documents
@@ -44,8 +53,20 @@ def get_contract(
     chunks = _articles(document, chunk_ids)
     links = amendment_links(document_ids=[document.pk])[document.pk]
     page = chunk_page(chunks=chunks, after=cursor)
+    read = document_provenance(document=document)
     return ContractView(
         **contract_fields(document, links),
+        provenance=[_field_provenance(value) for value in read.values],
+        identifiers=[
+            Identifier(
+                kind=str(item.get("kind", "")),
+                number=str(item.get("number", "")),
+                valid=bool(item.get("valid")),
+                city=item.get("city") or None,
+                quote=str(item.get("quote", "")),
+            )
+            for item in read.identifiers
+        ],
         links=ContractLinks(
             amends=[
                 LinkExplanation(contract_id=link.target.ref, explanation=link.explanation)
@@ -70,6 +91,25 @@ def get_contract(
         ],
         articles_total=page.total,
         next_cursor=page.next_cursor,
+    )
+
+
+def _field_provenance(located: LocatedValue) -> FieldProvenance:
+    record = located.record
+    reason = record.get("reason")
+    confidence = record.get("confidence")
+    return FieldProvenance(
+        field=located.field,
+        value=record.get("value"),
+        source=record.get("source") or None,
+        quote=record.get("quote") or None,
+        chunk_id=located.chunk_id,
+        article_ref=located.article_ref,
+        page=located.page,
+        confidence=confidence,
+        confidence_label=provenance.confidence_label(confidence) if reason is None else "unknown",
+        reason=provenance.reason_label(reason) if reason else None,
+        alternatives=[str(other.get("value")) for other in record.get("alternatives", [])],
     )
 
 

@@ -6,10 +6,12 @@ from django.db.models import Count, Max, Min, Q, QuerySet
 
 from documents.models import Document, DuplicateGroup, Entity
 from documents.normalize import iso_date
+from documents.provenance import contract_type_label
 from search.results import (
     DataRoomDescription,
     DateSpan,
     EntitySummary,
+    TypeCount,
     UnknownCounts,
     ValueCount,
 )
@@ -30,14 +32,16 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
     # describes the room on each load).
     totals = documents.aggregate(
         contracts=Count("pk"),
-        signature_min=Min("signature_date"),
-        signature_max=Max("signature_date"),
+        signature_min=Min("signature_earliest"),
+        signature_max=Max("signature_latest"),
         end_min=Min("effective_end_date"),
         end_max=Max("effective_end_date"),
         unknown_type=Count("pk", filter=Q(contract_type="")),
         unknown_law=Count("pk", filter=Q(governing_law="")),
-        unknown_signature=Count("pk", filter=Q(signature_date__isnull=True)),
+        unknown_signature=Count("pk", filter=Q(signature_earliest__isnull=True)),
+        partial_signature=Count("pk", filter=Q(signature_precision__in=["month", "year"])),
         unknown_end=Count("pk", filter=Q(effective_end_date__isnull=True)),
+        perpetual=Count("pk", filter=Q(end_date_kind="perpetual", effective_end_date__isnull=True)),
         amendments=Count("pk", filter=Q(is_amendment=True)),
     )
     statuses = all_documents.values("status").annotate(n=Count("pk")).order_by("status")
@@ -57,13 +61,20 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
             )
             for entity in entities
         ],
-        contract_types=_counts(documents, "contract_type"),
+        contract_types=[
+            TypeCount(
+                value=row.value, contracts=row.contracts, label=contract_type_label(row.value)
+            )
+            for row in _counts(documents, "contract_type")
+        ],
         governing_laws=_counts(documents, "governing_law"),
         unknown=UnknownCounts(
             contract_type=totals["unknown_type"],
             governing_law=totals["unknown_law"],
             signature_date=totals["unknown_signature"],
             end_date=totals["unknown_end"],
+            signature_date_partial=totals["partial_signature"],
+            end_date_perpetual=totals["perpetual"],
         ),
         signature_date=DateSpan(
             min=iso_date(totals["signature_min"]), max=iso_date(totals["signature_max"])

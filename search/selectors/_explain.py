@@ -6,6 +6,7 @@ from django.utils.translation import gettext
 
 from documents.models import Document
 from documents.normalize import iso_date
+from documents.provenance import signature_as_known
 from search.filters import DateRange, LawFilter, SearchFilters
 
 
@@ -25,12 +26,14 @@ def matched_filters(document: Document, filters: SearchFilters, names: dict[int,
             gettext("law %(law)s (%(rule)s)")
             % {"law": document.governing_law, "rule": _law_rule(filters.governing_law)}
         )
+    signed = signature_as_known(document.signature_earliest, document.signature_precision)
+    end = iso_date(document.effective_end_date)
     for message, value, bounds in (
-        (gettext("signature %(date)s (%(rule)s)"), document.signature_date, filters.signature_date),
-        (gettext("end %(date)s (%(rule)s)"), document.effective_end_date, filters.end_date),
+        (gettext("signature %(date)s (%(rule)s)"), signed, filters.signature_date),
+        (gettext("end %(date)s (%(rule)s)"), end, filters.end_date),
     ):
         if bounds and value and (bounds.after or bounds.before):
-            matched.append(message % {"date": value.isoformat(), "rule": _date_rule(bounds)})
+            matched.append(message % {"date": value, "rule": _date_rule(bounds)})
     if filters.document_ids:
         matched.append(gettext("contract %(id)s requested") % {"id": document.ref})
     return matched

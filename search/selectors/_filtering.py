@@ -7,15 +7,18 @@ in ``excluded_unknown``; one an amendment moved out of an end-date window, in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 
+from documents.extraction import CONTRACT_TYPES
 from documents.models import Document, Entity
 from documents.normalize import iso_date
+from documents.provenance import precision_reason, reason_label
 from search.filters import DateRange, SearchFilters, Vocabulary
 from search.results import ExcludedUnknown
 from search.selectors._common import SEARCHABLE, searchable_documents
@@ -34,7 +37,7 @@ def vocabulary(*, workspace: Workspace, filters: SearchFilters) -> Vocabulary:
     # Types and laws only when filtered on (each is a scan of the workspace's contracts).
     return Vocabulary(
         entity_ids=requested_entities,
-        contract_types=sorted(
+        contract_types=_with_families(
             documents.exclude(contract_type="").values_list("contract_type", flat=True).distinct()
         )
         if filters.contract_types
@@ -50,6 +53,25 @@ def vocabulary(*, workspace: Workspace, filters: SearchFilters) -> Vocabulary:
     )
 
 
+# A type's family (documents.extraction.CONTRACT_TYPES' ``parent``): "lease" also selects
+# commercial leases, "services" consulting and maintenance contracts.
+_CHILDREN: dict[str, set[str]] = {}
+for _entry in CONTRACT_TYPES:
+    if _entry.parent:
+        _CHILDREN.setdefault(_entry.parent, set()).add(_entry.key)
+_PARENT = {entry.key: entry.parent for entry in CONTRACT_TYPES if entry.parent}
+
+
+def _with_families(present: Iterable[str]) -> list[str]:
+    """The types a filter may name: those present, and the families they belong to."""
+    keys = set(present)
+    return sorted(keys | {_PARENT[key] for key in keys if key in _PARENT})
+
+
+def _members(requested: list[str]) -> set[str]:
+    return set(requested).union(*(_CHILDREN.get(key, set()) for key in requested))
+
+
 def _range_q(field: str, bounds: DateRange) -> Q:
     q = Q()
     if bounds.after:
@@ -57,6 +79,21 @@ def _range_q(field: str, bounds: DateRange) -> Q:
     if bounds.before:
         q &= Q(**{f"{field}__lte": bounds.before})
     return q
+
+
+def _span_conditions(bounds: DateRange) -> tuple[Q, Q]:
+    """A signature date known to the day, the month or the year is a span of days: it passes
+    when the whole span is inside the bounds, fails when the whole span is outside, and is
+    undecided ("date known only to the year") when the span straddles a bound."""
+    passes, fails = Q(), Q(pk__in=[])
+    if bounds.after:
+        passes &= Q(signature_earliest__gte=bounds.after)
+        fails |= Q(signature_latest__lt=bounds.after)
+    if bounds.before:
+        passes &= Q(signature_latest__lte=bounds.before)
+        fails |= Q(signature_earliest__gt=bounds.before)
+    undecided = Q(signature_earliest__isnull=True) | (~passes & ~fails)
+    return passes, undecided
 
 
 def _field_conditions(filters: SearchFilters) -> dict[str, tuple[Q, Q]]:
@@ -71,10 +108,7 @@ def _field_conditions(filters: SearchFilters) -> dict[str, tuple[Q, Q]]:
         # An unknown law is neither "in" nor "not in" anything: it is reported, not matched.
         conditions["governing_law"] = (law & ~Q(governing_law=""), Q(governing_law=""))
     if filters.signature_date and (filters.signature_date.after or filters.signature_date.before):
-        conditions["signature_date"] = (
-            _range_q("signature_date", filters.signature_date),
-            Q(signature_date__isnull=True),
-        )
+        conditions["signature_date"] = _span_conditions(filters.signature_date)
     if filters.end_date and (filters.end_date.after or filters.end_date.before):
         conditions["end_date"] = (
             _range_q("effective_end_date", filters.end_date),
@@ -88,7 +122,7 @@ def _base(workspace: Workspace, filters: SearchFilters) -> QuerySet[Document]:
     for entity_id in filters.entity_ids:  # every entity must be a party
         documents = documents.filter(parties__entity_id=entity_id)
     if filters.contract_types:
-        documents = documents.filter(contract_type__in=filters.contract_types)
+        documents = documents.filter(contract_type__in=_members(filters.contract_types))
     if filters.document_ids:
         documents = documents.filter(ref__in=filters.document_ids)
     return documents.distinct() if filters.entity_ids else documents
@@ -130,16 +164,34 @@ class Selection:
             .filter(any_unknown_q)
             .prefetch_related(None)
             .order_by("ref")
-            .values("ref", "title", "governing_law", "signature_date", "effective_end_date")
-        )
-        return [
-            ExcludedUnknown(
-                contract_id=row["ref"],
-                title=row["title"],
-                unknown_fields=[name for name in self.conditions if _is_unknown(row, name)],
+            .values(
+                "ref",
+                "title",
+                "governing_law",
+                "signature_earliest",
+                "signature_latest",
+                "signature_precision",
+                "effective_end_date",
+                "end_date_kind",
+                *(f"provenance__{name}__reason" for name in _PROVENANCE_FIELDS.values()),
             )
-            for row in rows
-        ]
+        )
+        excluded = []
+        for row in rows:
+            reasons = {
+                name: reason
+                for name in self.conditions
+                if (reason := _undecided_reason(row, name, self.filters.signature_date)) is not None
+            }
+            excluded.append(
+                ExcludedUnknown(
+                    contract_id=row["ref"],
+                    title=row["title"],
+                    unknown_fields=list(reasons),
+                    reasons=reasons,
+                )
+            )
+        return excluded
 
     def excluded_by_amendment(self) -> dict[str, str]:
         window = self.filters.end_date
@@ -171,9 +223,40 @@ def select(*, workspace: Workspace, filters: SearchFilters) -> Selection:
     return Selection(filters, _base(workspace, filters), _field_conditions(filters))
 
 
-def _is_unknown(row: Mapping[str, Any], field: str) -> bool:
+# The filter's field -> the field of Document.provenance that says why it is unknown.
+_PROVENANCE_FIELDS = {
+    "governing_law": "governing_law",
+    "signature_date": "signature_date",
+    "end_date": "end_date",
+}
+
+
+def _span_passes(earliest: date, latest: date, bounds: DateRange | None) -> bool:
+    if bounds is None:
+        return True
+    return (bounds.after is None or earliest >= bounds.after) and (
+        bounds.before is None or latest <= bounds.before
+    )
+
+
+def _undecided_reason(row: Mapping[str, Any], field: str, bounds: DateRange | None) -> str | None:
+    """Why the filter on ``field`` could not decide for ``row``; None when it could (the row
+    is in the selection for another field)."""
+    stored_reason = row.get(f"provenance__{_PROVENANCE_FIELDS[field]}__reason")
     if field == "governing_law":
-        return not row["governing_law"]
-    if field == "signature_date":
-        return row["signature_date"] is None
-    return row["effective_end_date"] is None
+        known = bool(row["governing_law"])
+    elif field == "signature_date":
+        if row["signature_earliest"] is not None:
+            # Known to the day, month or year: undecided only when its span straddles a bound
+            # (the query lists rows that pass or are undecided).
+            if _span_passes(row["signature_earliest"], row["signature_latest"], bounds):
+                return None
+            return precision_reason(row["signature_precision"])
+        known = False
+    else:
+        if row["end_date_kind"] == "perpetual" and row["effective_end_date"] is None:
+            return reason_label("perpetual")
+        known = row["effective_end_date"] is not None
+    if known:
+        return None
+    return reason_label(stored_reason) if stored_reason else reason_label("not_found")
