@@ -32,6 +32,8 @@ class PartySerializer(serializers.Serializer[Any]):
     name = serializers.CharField(source="entity.name")
     name_as_written = serializers.CharField()
     siren = serializers.CharField(source="entity.siren")
+    role = serializers.CharField()
+    defined_term = serializers.CharField()
 
 
 class DocumentSummarySerializer(serializers.ModelSerializer[Document]):
@@ -48,9 +50,16 @@ class DocumentSummarySerializer(serializers.ModelSerializer[Document]):
             "status_reason",
             "needs_ocr",
             "contract_type",
+            "contract_type_title",
             "signature_date",
+            "signature_precision",
+            "signature_earliest",
+            "signature_latest",
+            "effective_date",
             "end_date",
+            "end_date_kind",
             "effective_end_date",
+            "renewal",
             "governing_law",
             "parties",
             "warnings",
@@ -83,6 +92,8 @@ class DocumentDetailApi(ScopedAPIView):
                 "effective_end_explanation",
                 "governing_law_source",
                 "amounts",
+                "identifiers",
+                "provenance",
                 "is_amendment",
                 "amends",
                 "amended_by",

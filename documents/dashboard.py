@@ -47,7 +47,16 @@ SORT_KEYS: dict[str, tuple[str, ...]] = {
     "status": ("status",),
 }
 # Never loaded for a table: the text can be megabytes.
-_HEAVY_FIELDS = ("text", "minhash", "page_starts", "raw_metadata", "amendment_hints", "amounts")
+_HEAVY_FIELDS = (
+    "text",
+    "minhash",
+    "page_starts",
+    "raw_metadata",
+    "amendment_hints",
+    "amounts",
+    "provenance",
+    "identifiers",
+)
 
 
 # --- Home ------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from documents.dashboard import SORT_KEYS, DocumentFilters
 from documents.models import DocumentStatus
+from documents.provenance import contract_type_label
 
 
 class DocumentFilterForm(forms.Form):
@@ -29,9 +30,10 @@ class DocumentFilterForm(forms.Form):
         super().__init__(data)
         every = [("", gettext("all"))]
         self.fields["status"].choices = every + list(DocumentStatus.choices)  # type: ignore[attr-defined]
-        for name in ("contract_type", "governing_law"):
-            values = [(value, value) for value in choices[name]]
-            self.fields[name].choices = every + values  # type: ignore[attr-defined]
+        types = [(key, contract_type_label(key)) for key in choices["contract_type"]]
+        self.fields["contract_type"].choices = every + types  # type: ignore[attr-defined]
+        laws = [(value, value) for value in choices["governing_law"]]
+        self.fields["governing_law"].choices = every + laws  # type: ignore[attr-defined]
 
     def problems(self) -> list[str]:
         """What was refused, one sentence per field, in the page's language."""

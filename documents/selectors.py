@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext
 
+from documents import provenance
 from documents.embeddings import embedding_model_name
 from documents.models import (
     Chunk,
@@ -40,7 +43,7 @@ def parties_prefetch() -> Prefetch[str]:
 def document_list(*, workspace: Workspace) -> QuerySet[Document]:
     return (
         Document.objects.filter(workspace=workspace)
-        .defer("text", "minhash", "page_starts")
+        .defer("text", "minhash", "page_starts", "provenance", "identifiers")
         .prefetch_related(parties_prefetch())
         .annotate(chunk_count=Count("chunks"))
         .order_by("ref")
@@ -271,3 +274,65 @@ def batch_status(*, batch: IngestBatch) -> BatchStatus:
         refused=list(batch.errors),
         chunks_awaiting_embedding=chunks_pending_embedding(workspace_id=batch.workspace_id),
     )
+
+
+@dataclass(frozen=True)
+class LocatedValue:
+    """One metadata value with its provenance, placed in the contract: article and page."""
+
+    field: str
+    record: dict[str, Any]
+    chunk_id: int | None
+    article_ref: str | None
+    page: int | None
+
+
+@dataclass(frozen=True)
+class DocumentProvenance:
+    values: list[LocatedValue]
+    identifiers: list[dict[str, Any]]  # as stored: kind, number, valid, city, quote, start
+
+
+def document_provenance(*, document: Document) -> DocumentProvenance:
+    """Every metadata field's provenance (see documents.provenance), in the viewer's order,
+    then one entry per party, quotes located in their article and page; and the identifiers
+    read in the text (two queries)."""
+    stored = (
+        Document.objects.filter(pk=document.pk)
+        .values_list("provenance", "page_starts", "identifiers")
+        .first()
+    )
+    records, page_starts, identifiers = stored if stored else ({}, [], [])
+    entries = [
+        (name, records.get(name) or provenance.record_from_columns(document, name))
+        for name in provenance.FIELDS
+    ]
+    entries += [("party", record) for record in records.get("parties", [])]
+    starts = {record["start"] for _, record in entries if record.get("start", -1) >= 0}
+    containing = Q(pk__in=[])
+    for start in starts:
+        containing |= Q(char_start__lte=start, char_end__gt=start)
+    chunks = (
+        list(
+            Chunk.objects.filter(document=document)
+            .filter(containing)
+            .values_list("id", "article_ref", "char_start", "char_end")
+        )
+        if starts
+        else []
+    )
+    located = []
+    for name, record in entries:
+        start = record.get("start", -1)
+        chunk = next((c for c in chunks if start >= 0 and c[2] <= start < c[3]), None)
+        page = max(1, bisect.bisect_right(page_starts, start)) if start >= 0 else None
+        located.append(
+            LocatedValue(
+                field=name,
+                record=record,
+                chunk_id=chunk[0] if chunk else None,
+                article_ref=(chunk[1] or None) if chunk else None,
+                page=page,
+            )
+        )
+    return DocumentProvenance(values=located, identifiers=identifiers)

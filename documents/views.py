@@ -23,6 +23,7 @@ from documents.dashboard import (
     filter_choices,
     workspace_overview_for_user,
 )
+from documents.facts import facts
 from documents.forms import DocumentFilterForm
 from documents.pipeline import store_uploads
 from documents.selectors import (
@@ -33,6 +34,7 @@ from documents.selectors import (
     document_duplicates,
     document_get,
     document_links,
+    document_provenance,
 )
 from workspaces.models import Role, User
 from workspaces.selectors import (
@@ -178,9 +180,14 @@ def document_detail(request: HttpRequest, slug: str, ref: str) -> HttpResponse:
     )
     if not found:
         cited, after = None, _cursor(request.GET.get("after"))
+    read = document_provenance(document=document)
+    rows = facts(read.values)
     context = {
         "workspace": workspace,
         "document": document,
+        "facts": [row for row in rows if row.field != "party"],
+        "party_facts": [row for row in rows if row.field == "party"],
+        "identifiers": read.identifiers,
         "articles": chunk_page(chunks=chunks, after=after),
         "cited": cited,
         "links": document_links(document=document),

@@ -1,0 +1,28 @@
+"""Template filters for the contract viewer: vocabulary keys in the reader's language."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django import template
+
+from documents import provenance
+
+register = template.Library()
+
+
+@register.filter
+def role_label(key: str) -> str:
+    """A party role key ("lessee") as the reader's language says it ("preneur")."""
+    return provenance.role_label(key)
+
+
+@register.filter
+def contract_type_label(key: str) -> str:
+    return provenance.contract_type_label(key) if key else ""
+
+
+@register.filter
+def signature_as_known(earliest: date | None, precision: str) -> str:
+    """A signature date known to the month or the year, written so ("2004", "2017-02")."""
+    return provenance.signature_as_known(earliest, precision) or ""
