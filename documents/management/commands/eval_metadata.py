@@ -1,5 +1,6 @@
-"""eval_metadata [--cuad DIR] [--limit N] [--json]: our metadata extraction against CUAD's labels
-(documents.evals). No database and no embeddings: the 510 contracts take seconds."""
+"""eval_metadata [--suite cuad|brenalis-text] [--cuad DIR] [--brenalis FILE] [--limit N] [--json]:
+our metadata extraction against CUAD's labels, or against the Brenalis data room's fields with
+its contracts read from PDFs (documents.evals). No database and no embeddings."""
 
 from __future__ import annotations
 
@@ -9,18 +10,42 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from documents.evals import CuadMissing, default_cuad_dir, evaluate_cuad
+from documents.evals import (
+    BrenalisMissing,
+    CuadMissing,
+    default_brenalis_file,
+    default_cuad_dir,
+    evaluate_brenalis_text,
+    evaluate_cuad,
+)
 from workspaces.bench.report import MeasurementCommand
 
 
 class Command(MeasurementCommand):
-    help = "Measure metadata extraction (parties, governing law) against CUAD's labels."
+    help = (
+        "Measure metadata extraction (dates, type, parties, renewal, governing law) against "
+        "CUAD's labels or the Brenalis data room read from PDFs."
+    )
     # Pure text functions: no database, so no system checks that would start Postgres.
     requires_system_checks: list[str] = []
-    refusals = (CuadMissing,)
+    refusals = (CuadMissing, BrenalisMissing)
 
     def add_arguments(self, parser: CommandParser) -> None:
         super().add_arguments(parser)
+        parser.add_argument(
+            "--suite",
+            choices=("cuad", "brenalis-text"),
+            default="cuad",
+            help="cuad: CUAD's 510 contracts and labels (default); brenalis-text: the Brenalis "
+            "contracts rendered as PDFs, scored against the data room's own fields.",
+        )
+        parser.add_argument(
+            "--brenalis",
+            type=Path,
+            default=None,
+            help="Brenalis data-room JSON (default: "
+            "../shared/data/dataroom-brenalis/exemple_data_room.json).",
+        )
         parser.add_argument(
             "--cuad",
             type=Path,
@@ -35,6 +60,11 @@ class Command(MeasurementCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["limit"] < 0:
             raise CommandError("--limit must be 0 (all) or a positive number.")
+        if options["suite"] == "brenalis-text":
+            path: Path = options["brenalis"] or default_brenalis_file()
+            result = evaluate_brenalis_text(path, progress=self.progress())
+            self.emit(result, as_json=options["json"], lines=brenalis_lines)
+            return
         cuad: Path = options["cuad"] or default_cuad_dir()
         result = evaluate_cuad(cuad, limit=options["limit"], progress=self.progress())
         self.emit(result, as_json=options["json"], lines=result_lines)
@@ -62,3 +92,15 @@ def result_lines(result: dict[str, Any]) -> Iterator[str]:
             f"  {error['field']:<14} {error['file'][:60]}: expected {error['expected']!r}, "
             f"got {error['got']!r}"
         )
+
+
+def brenalis_lines(result: dict[str, Any]) -> Iterator[str]:
+    """Accuracy per field, then the most frequent causes of misses."""
+    yield (
+        f"Brenalis read from PDFs: {result['contracts']} contracts, extraction median "
+        f"{result['extraction_ms']['median']} ms, {result['seconds']} s"
+    )
+    for name, score in result["fields"].items():
+        yield f"  {name:<15} {score['accuracy']:.1%} over {score['evaluated']}"
+    for cause in result["errors_by_cause"]:
+        yield f"  miss: {cause['cause']} ({cause['count']})"
