@@ -50,7 +50,7 @@ def test_tiny_run_reports_every_page_and_removes_its_workspace():
 def test_url_params_parse_back_to_the_same_filters():
     raw = {
         "entity_ids": [3, 5],
-        "contract_types": ["bail commercial"],
+        "contract_types": ["commercial_lease"],
         "governing_law": {"not_in": ["droit français"]},
         "signature_date": {"after": "2020-01-01", "before": "2021-01-01"},
         "end_date": {"after": "2022-02-02"},

@@ -51,14 +51,14 @@ def test_the_url_round_trips_the_filters(brenalis_room: BrenalisRoom):
     params = {
         "q": "loyer",
         "party": [str(entity.pk)],
-        "type": ["bail commercial"],
+        "type": ["commercial_lease"],
         "law_in": ["droit français"],
         "signed_after": "2019-01-01",
         "ends_before": "2035-12-31",
     }
     page = _search(brenalis_room, params).content.decode()
     assert f'name="party" value="{entity.pk}" checked' in page
-    assert 'name="type" value="bail commercial" checked' in page
+    assert 'name="type" value="commercial_lease" checked' in page
     assert 'name="law_in" value="droit français" checked' in page
     assert 'value="2019-01-01"' in page and 'value="2035-12-31"' in page
     asked = parse_search_request(QueryDict(urlencode(params, doseq=True)))
@@ -93,7 +93,7 @@ def test_bad_input_is_explained_on_the_page(brenalis_room: BrenalisRoom, params,
 
 def test_unknown_type_lists_the_allowed_values(brenalis_room: BrenalisRoom):
     page = _search(brenalis_room, {"type": "contrat imaginaire"}).content.decode()
-    assert "bail commercial" in page.split('role="alert"', 1)[1]
+    assert "commercial_lease" in page.split('role="alert"', 1)[1]
 
 
 def test_a_page_past_the_end_says_so(brenalis_room: BrenalisRoom):

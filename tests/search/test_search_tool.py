@@ -55,6 +55,7 @@ def test_end_date_filter_lists_unknown_separately(loaded: Room):
             "contract_id": "c02",
             "title": "NDA — Boutique Beta / Gamma Ltd",
             "unknown_fields": ["end_date"],
+            "reasons": {"end_date": "non indiqué dans le texte"},
         }
     ]
 
@@ -65,9 +66,10 @@ def test_entity_filter_needs_every_entity(loaded: Room):
     both = search(loaded, filters={"entity_ids": [ids["Boutique Beta SARL"], ids["Gamma Ltd"]]})
     assert [r["contract_id"] for r in both["results"]] == ["c02"]
     assert describe["unknown"]["end_date"] == 1
-    assert {t["value"] for t in describe["contract_types"]} == {
-        "bail commercial",
-        "accord de confidentialité",
+    # Data-room labels become vocabulary keys, named in the caller's language.
+    assert {(t["value"], t["label"]) for t in describe["contract_types"]} == {
+        ("commercial_lease", "Bail commercial"),
+        ("nda", "Accord de confidentialité"),
     }
 
 
@@ -88,7 +90,7 @@ def test_query_ranks_the_right_article_and_cites_it(loaded: Room):
 
 BAD_ARGUMENTS = [
     ({"filters": {"governing_law": {"in": ["droit martien"]}}}, "allowed"),
-    ({"filters": {"contract_types": ["bail rural"]}}, "bail commercial"),
+    ({"filters": {"contract_types": ["bail rural"]}}, "commercial_lease"),
     ({"filters": {"entity_ids": [999999]}}, "describe_data_room"),
     ({"filters": {"end_date": {"before": "31/12/2026"}}}, "end_date"),
     ({"filters": {"end_date": {"after": "2027-01-01", "before": "2026-01-01"}}}, "later"),
