@@ -46,8 +46,9 @@ _PATTERNS = tuple(
         # "the 5th day of March, 2004", "this ___ day of ______, 2004", "____ day of March 2004"
         rf"(?:{_DAY}{_ORDINAL}|{_DAY_WORD}|{_BLANK}|\b)\s*day\s+of\s+(?:(?P<month>{_MONTH_RE})\b\.?|{_BLANK})?"
         rf"\s*,?\s*(?:of\s+|in\s+the\s+year\s+)?{_YEAR}",
-        # "March 5, 2004", "February ___, 2017", "March , 2017", "March 2017"
-        rf"\b(?P<month>{_MONTH_RE})\b\.?\s*(?:{_DAY}{_ORDINAL}|{_BLANK})?\s*,?\s*{_YEAR}",
+        # "March 5, 2004", "February ___, 2017", "March , 2017", "March 2017", and "March 18.
+        # 2021" where the text layer read the comma as a full stop.
+        rf"\b(?P<month>{_MONTH_RE})\b\.?\s*(?:{_DAY}{_ORDINAL}\.?|{_BLANK})?\s*,?\s*{_YEAR}",
         # "5 March 2004", "1er mars 2023", "___ mars 2023"
         rf"(?:{_DAY}{_ORDINAL}|{_BLANK})\s*(?P<month>{_MONTH_RE})\b\.?,?\s+{_YEAR}",
         # ISO and numeric dates; the order of day and month depends on the language.

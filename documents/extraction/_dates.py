@@ -36,7 +36,7 @@ DATE_PHRASE = (
     r"|\d{4}/\d{1,2}/\d{1,2}"
     r"|\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})(?!\d)"
     rf"|\d{{1,2}}{_DAY_SUFFIX}\s+(?:day\s+of\s+)?{_MONTH_RE}\.?,?\s+(?:of\s+)?\d{{4}}"
-    rf"|{_MONTH_RE}\.?\s+\d{{1,2}}{_DAY_SUFFIX},?\s+\d{{4}})"
+    rf"|{_MONTH_RE}\.?\s+\d{{1,2}}{_DAY_SUFFIX}[,.]?\s+\d{{4}})"
 )
 _DATE_PHRASE = re.compile(DATE_PHRASE, re.IGNORECASE)
 
@@ -48,7 +48,7 @@ _DAY_MONTH = re.compile(
     re.IGNORECASE,
 )
 _MONTH_DAY = re.compile(
-    rf"({_MONTH_RE})\.?\s+(\d{{1,2}}){_DAY_SUFFIX},?\s+(\d{{4}})", re.IGNORECASE
+    rf"({_MONTH_RE})\.?\s+(\d{{1,2}}){_DAY_SUFFIX}[,.]?\s+(\d{{4}})", re.IGNORECASE
 )
 _FALLBACK_MAX_CHARS = 64
 
@@ -170,7 +170,8 @@ _NUMBER_WORDS: dict[str, int] = {
 _NUMBER_WORD_RE = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 NUMBER = (
     rf"(?:\d{{1,3}}|(?:{_NUMBER_WORD_RE})(?:(?:-|\s)(?:et(?:-|\s))?(?:{_NUMBER_WORD_RE}))*)"
-    r"(?:\s*\(\d{1,3}\))?"
+    # "one (I) year": a text layer that read the digit 1 as a capital I or a small L.
+    r"(?:\s*\((?:\d{1,3}|[Il])\))?"
 )
 
 
