@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ._common import Finding, Unknown, excerpt
-from ._dates import NUMBER, number_value
+from ._dates import NUMBER, lowered, number_value, word_starts
 from ._partial import PartialDate
 from ._terms import TermEnd, add_months, stated_end
 
@@ -36,6 +36,7 @@ _TERM_ANCHOR = re.compile(
     r"|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force|effect)|prend(?:ra)?\s+fin|jusqu)",
     re.IGNORECASE,
 )
+_TERM_ANCHOR_LOWER = re.compile(_TERM_ANCHOR.pattern)
 _PERPETUAL = re.compile(
     r"\bperpetu(?:al(?:ly)?|ity)\b|until\s+(?:it\s+is\s+|so\s+|otherwise\s+)?terminated"
     r"|until\s+(?:either|one|a)\s+party\s+terminates|indefinite(?:ly)?\b"
@@ -69,8 +70,10 @@ _TERM_VERB = re.compile(
     r"|(?:be|remain)\s+valid|govern|extend|(?:be|remain)\s+effective\s+(?:for|until|through))\b",
     re.IGNORECASE,
 )
+_TERM_VERB_LOWER = re.compile(_TERM_VERB.pattern)
 _SUBJECT_REACH = 260
 _CLAUSE_KEYWORD = re.compile(r"term|period|expiration|contract\s+end|entered\s+into\s+for", re.I)
+_CLAUSE_WORDS = ("term", "period", "expiration", "contract", "entered")
 _AGREEMENT_SUBJECT = re.compile(
     rf"\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b", re.IGNORECASE
 )
@@ -101,10 +104,9 @@ _OPEN_ENDED = re.compile(
     r"|expiration|termination)",
     re.IGNORECASE,
 )
-# "shall terminate upon the Trust's payment", "shall expire if the Adviser ceases to serve",
-# "shall terminate (a) at the option of any party, upon 90 days' notice": an event or a notice
-# ends the contract, no date does. Termination for cause ("if either Party becomes insolvent")
-# sits in every contract, so this is read only where nothing speaks of a fixed term.
+# "shall terminate upon the Trust's payment", "shall expire if the Adviser ceases to serve": an
+# event ends the contract, no date does. Termination for cause sits in every contract, so this
+# is read only where nothing speaks of a fixed term.
 _EVENT_END = re.compile(
     r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s*:?\s*(?:\(\w\)\s+)?"
     r"(?:(?:automatically\s+)?(?:if|when|upon|on)\b(?!\s+(?:the\s+)?(?:date|expiration|end"
@@ -123,9 +125,7 @@ _EXPLICIT_RULES = frozenset({"extension", "explicit_end_date", "term_clause_date
 
 # "shall survive indefinitely", "shall continue on a year to year basis until terminated":
 # what outlives the term, or the renewals after it, not the initial term.
-_NOT_THE_TERM = re.compile(
-    r"surviv\w*|renew\w*|basis|extended\s+term|thereafter|remain\s+$", re.IGNORECASE
-)
+_NOT_THE_TERM = re.compile(r"surviv\w*|renew\w*|basis|extended\s+term|thereafter|remain\s+$", re.I)
 _GRANT = re.compile(r"^[\w\s,-]{0,50}?\b(?:licen[cs]e|right|access|grant)", re.IGNORECASE)
 
 
@@ -149,10 +149,12 @@ class Renewal:
     notice_days: int | None = None
 
 
-def _regions(text: str, anchor: re.Pattern[str]) -> list[tuple[int, int]]:
+def _regions(text: str) -> list[tuple[int, int]]:
     """Windows around the anchor words, merged, at most a few dozen."""
     regions: list[tuple[int, int]] = []
-    for match in anchor.finditer(text):
+    low = lowered(text)  # scanned without IGNORECASE: a third faster
+    anchors = _TERM_ANCHOR_LOWER.finditer(low) if low is not None else _TERM_ANCHOR.finditer(text)
+    for match in anchors:
         start, end = max(0, match.start() - _REGION_BEFORE), match.end() + _REGION_AFTER
         if regions and start <= regions[-1][1]:
             regions[-1] = (regions[-1][0], max(regions[-1][1], end))
@@ -202,18 +204,20 @@ def _clause(text: str, position: int) -> tuple[int, int]:
 
 
 def _clause_anchors(text: str) -> list[int]:
-    # The clause pattern is tried only around its key words: scanning it over a whole
-    # contract costs five times more.
+    # The clause pattern is tried only around its key words (scanning it over a whole
+    # contract costs five times more), the verbs in the lower-cased text (a third faster).
     positions = [
         match.start()
-        for keyword in _CLAUSE_KEYWORD.finditer(text)
-        if (match := _TERM_CLAUSE.search(text, max(0, keyword.start() - 60), keyword.end() + 60))
+        for keyword in word_starts(text, _CLAUSE_WORDS, _CLAUSE_KEYWORD)
+        if (match := _TERM_CLAUSE.search(text, max(0, keyword - 60), keyword + 80))
     ]
-    for verb in _TERM_VERB.finditer(text):
-        low = max(0, verb.start() - _SUBJECT_REACH)
+    lower = lowered(text)
+    verbs = _TERM_VERB_LOWER.finditer(lower) if lower is not None else _TERM_VERB.finditer(text)
+    for verb in verbs:
+        reach = max(0, verb.start() - _SUBJECT_REACH)
         # The nearest subject before the verb is the one it belongs to.
         subject = None
-        for candidate in _AGREEMENT_SUBJECT.finditer(text, low, verb.start()):
+        for candidate in _AGREEMENT_SUBJECT.finditer(text, reach, verb.start()):
             subject = candidate
         if subject is not None and not _OTHER_VERB.search(text, subject.end(), verb.start()):
             positions.append(subject.start())
@@ -292,7 +296,7 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
     from_clause = _from_term_clauses(text, effective)
     if from_clause is not None:
         return from_clause
-    regions = _regions(text, _TERM_ANCHOR)
+    regions = _regions(text)
     start = effective.exact if effective is not None else None
     found = stated_end(text, start, regions=regions)
     if found is not None:
@@ -314,6 +318,9 @@ _RENEWAL_ANCHOR = re.compile(
     r"|extended\s+automatically|evergreen",
     re.IGNORECASE,
 )
+_RENEWAL_WORDS = (
+    "renew", "reconduc", "reconduit", "renouvel", "automatic", "extended", "evergreen"
+)  # fmt: skip
 _MUTUAL = re.compile(
     r"mutual(?:ly)?\s+(?:written\s+)?(?:agree|consent)|written\s+agreement\s+of\s+(?:both|the)"
     r"|commun\s+accord|as\s+the\s+parties\s+may\s+agree|negotiat|(?:no|not\s+be)\s+"
@@ -389,8 +396,9 @@ def renewal(text: str) -> Finding | Unknown:
     renew for successive one (1) year periods", "tacite reconduction") or at a party's option,
     with the renewal period and the notice that stops it; Unknown("not_found") otherwise.
     Never raises."""
-    for count, anchor in enumerate(_RENEWAL_ANCHOR.finditer(text)):
-        if count >= _REGIONS_MAX:
+    for count, position in enumerate(word_starts(text, _RENEWAL_WORDS, _RENEWAL_ANCHOR)):
+        anchor = _RENEWAL_ANCHOR.match(text, position)
+        if count >= _REGIONS_MAX or anchor is None:
             break
         start, end = _sentence(text, anchor.start())
         sentence = text[start:end]

@@ -411,6 +411,18 @@ def test_termination_for_cause_next_to_an_unread_term_is_not_perpetual() -> None
     assert expiration(text, PartialDate(2019, 9, 26)) == Unknown("not_found")
 
 
+def test_a_text_whose_lower_case_is_longer_keeps_its_positions() -> None:
+    # "İ" lower-cases to two characters: the key-word scan must not shift the positions.
+    text = (
+        "İSTANBUL İŞ ORTAKLIĞI. The term of this Agreement shall be two (2) years. This "
+        "Agreement shall automatically renew for successive one (1) year periods."
+    )
+    finding = _found(expiration(text, PartialDate(2020, 1, 1)))
+    assert finding.value.date == PartialDate(2021, 12, 31)
+    assert text[finding.start : finding.end] == "two (2) years"
+    assert _found(renewal(text)).value == Renewal(True, 12, None)
+
+
 def test_derive_end_date_gives_none_for_a_duration_from_an_undated_event() -> None:
     text = "The term of this Agreement is two (2) years after the first delivery of Products."
     assert derive_end_date(text, date(2024, 1, 1)) is None
