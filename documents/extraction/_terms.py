@@ -161,6 +161,8 @@ _YEAR_END = re.compile(
     re.IGNORECASE,
 )
 
+_YEAR_END_WORDS = re.compile(r"of\s+(?:the\s+)?(?:current|calendar|same|year|(?:19|20)\d)", re.I)
+
 
 @dataclass(frozen=True)
 class TermEnd:
@@ -345,6 +347,9 @@ def _anniversary(scope: _Scope, start_date: date | None) -> Finding | None:
 
 def _year_end(scope: _Scope, start_date: date | None) -> Finding | None:
     for start, end in scope.regions:
+        # The pattern opens on an alternation: tried only where its key words are.
+        if not _YEAR_END_WORDS.search(scope.text, start, end):
+            continue
         for match in _YEAR_END.finditer(scope.text, start, end):
             written = match.group("year") or match.group("own")
             if written:
