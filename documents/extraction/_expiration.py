@@ -315,26 +315,26 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
 
 _RENEWAL_ANCHOR = re.compile(
     r"\brenew\w*|reconduction|reconduit\w*|renouvel\w*|automatic(?:ally)?\s+(?:be\s+)?extend\w*"
-    r"|extended\s+automatically|evergreen",
+    r"|extended\s+automatically|evergreen|(?:automatically\s+)?continue\s+automatically"
+    r"|automatically\s+continue|to[\s-](?:month|year)\s+basis|options?\s+to\s+extend|extend\s+the\s+term",
     re.IGNORECASE,
 )
-_RENEWAL_WORDS = (
-    "renew", "reconduc", "reconduit", "renouvel", "automatic", "extended", "evergreen"
-)  # fmt: skip
+_RENEWAL_WORDS = ("renew", "reconduc", "reconduit", "renouvel", "automatic", "extend", "evergreen",
+    "continue automatically", "to month", "to-month", "to year", "to-year", "option")  # fmt: skip
 _MUTUAL = re.compile(
     r"mutual(?:ly)?\s+(?:written\s+)?(?:agree|consent)|written\s+agreement\s+of\s+(?:both|the)"
-    r"|commun\s+accord|as\s+the\s+parties\s+may\s+agree|negotiat|(?:no|not\s+be)\s+"
+    r"|commun\s+accord|consent\s+of\s+both|by\s+amendment|as\s+the\s+parties\s+may\s+agree|negotiat|(?:no|not\s+be)\s+"
     r"(?:automatic|automatically)\s+renew|shall\s+not\s+(?:be\s+)?renew",
     re.IGNORECASE,
 )
 _AUTOMATIC = re.compile(
-    r"automatic\w*|tacite\w*|(?:shall|will)\s+(?:thereafter\s+|then\s+)?(?:be\s+)?"
+    r"automatic\w*|tacit\w*|[\s-]to[\s-](?:month|year)\s+basis|(?:shall|will)\s+(?:thereafter\s+|then\s+)?(?:be\s+)?"
     r"(?:renew|extend|continue)|se\s+renouvel\w*|sera\s+(?:renouvel|reconduit)\w*"
     r"|unless\s+(?:either|one|a|the\s+other|any)\s+party|unless\s+(?:terminated|notice)",
     re.IGNORECASE,
 )
 _OPTION = re.compile(
-    r"option\s+to\s+(?:renew|extend)|may\s+(?:at\s+its\s+option\s+)?(?:renew|extend)"
+    r"options?\s+to\s+(?:renew|extend)|may\s+(?:at\s+its\s+option\s+)?(?:renew|extend)"
     r"|right\s+to\s+(?:renew|extend)|facult[ée]\s+de\s+renouvel",
     re.IGNORECASE,
 )

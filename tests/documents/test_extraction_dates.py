@@ -447,6 +447,35 @@ def test_french_tacite_reconduction_with_notice_in_months() -> None:
     assert _found(renewal(text)).value == Renewal(True, term_months=12, notice_days=90)
 
 
+@pytest.mark.parametrize(
+    ("text", "automatic"),
+    [
+        (
+            "After the Initial Term, this Agreement shall continue on a month to month basis "
+            "until terminated by either party upon thirty (30) days prior written notice.",
+            True,
+        ),
+        (
+            "Thereafter, this Agreement shall automatically continue in effect until either "
+            "party gives the other at least six (6) months prior written notice.",
+            True,
+        ),
+        (
+            "Thereafter, Alpha shall have consecutive separate options to extend the Term for "
+            "successive renewal terms of five (5) years each.",
+            False,
+        ),
+    ],
+)
+def test_renewal_read_from_continuation_and_extension_wording(text: str, automatic: bool) -> None:
+    assert _found(renewal(text)).value.automatic is automatic
+
+
+def test_an_extension_needing_both_parties_consent_is_no_renewal() -> None:
+    text = "The term may be extended for two years with the written consent of both parties."
+    assert renewal(text) == Unknown("not_found")
+
+
 def test_renewal_by_mutual_agreement_is_not_a_renewal_term() -> None:
     text = "This Agreement may be renewed by mutual written agreement of the parties."
     assert renewal(text) == Unknown("not_found")
