@@ -46,8 +46,9 @@ _PATTERNS = tuple(
         # "the 5th day of March, 2004", "this ___ day of ______, 2004", "____ day of March 2004"
         rf"(?:{_DAY}{_ORDINAL}|{_DAY_WORD}|{_BLANK}|\b)\s*day\s+of\s+(?:(?P<month>{_MONTH_RE})\b\.?|{_BLANK})?"
         rf"\s*,?\s*(?:of\s+|in\s+the\s+year\s+)?{_YEAR}",
-        # "March 5, 2004", "February ___, 2017", "March , 2017", "March 2017"
-        rf"\b(?P<month>{_MONTH_RE})\b\.?\s*(?:{_DAY}{_ORDINAL}|{_BLANK})?\s*,?\s*{_YEAR}",
+        # "March 5, 2004", "February ___, 2017", "March , 2017", "March 2017", and "March 18.
+        # 2021" where the text layer read the comma as a full stop.
+        rf"\b(?P<month>{_MONTH_RE})\b\.?\s*(?:{_DAY}{_ORDINAL}\.?|{_BLANK})?\s*,?\s*{_YEAR}",
         # "5 March 2004", "1er mars 2023", "___ mars 2023"
         rf"(?:{_DAY}{_ORDINAL}|{_BLANK})\s*(?P<month>{_MONTH_RE})\b\.?,?\s+{_YEAR}",
         # ISO and numeric dates; the order of day and month depends on the language.
@@ -111,16 +112,36 @@ def _value(match: re.Match[str], *, month_first: bool) -> tuple[PartialDate | No
     return _partial(year, month, int(raw_day) if raw_day else None), False
 
 
+# Every phrase holds a year: the patterns (whose leading alternations cost a microsecond a
+# character) are run only in the windows that end just after one.
+_YEAR_ANCHOR = re.compile(r"(?:19|20)\d{2}(?!\d)|\d{1,2}[/.-]\d{1,2}[/.-]\d{2}(?!\d)")
+_BEFORE_YEAR, _AFTER_YEAR = 120, 8
+
+
+def _year_windows(text: str, start: int, stop: int) -> list[tuple[int, int]]:
+    windows: list[tuple[int, int]] = []
+    for anchor in _YEAR_ANCHOR.finditer(text, start, stop):
+        low, high = max(start, anchor.start() - _BEFORE_YEAR), min(stop, anchor.end() + _AFTER_YEAR)
+        if windows and low <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], high)
+        else:
+            windows.append((low, high))
+    return windows
+
+
 def date_phrases(
     text: str, start: int = 0, end: int | None = None, *, month_first: bool = True
 ) -> Iterator[DatePhrase]:
     """The date phrases of ``text[start:end]`` in reading order, overlaps resolved in favour
     of the phrase that starts first, then the longest."""
     stop = len(text) if end is None else min(end, len(text))
-    matches = [
-        match for pattern in _PATTERNS for match in pattern.finditer(text, max(0, start), stop)
-    ]
-    matches.sort(key=lambda match: (match.start(), -match.end()))
+    spans = {
+        match.span(): match
+        for low, high in _year_windows(text, max(0, start), stop)
+        for pattern in _PATTERNS
+        for match in pattern.finditer(text, low, high)
+    }
+    matches = sorted(spans.values(), key=lambda match: (match.start(), -match.end()))
     covered_until = -1
     for match in matches:
         if match.start() < covered_until:

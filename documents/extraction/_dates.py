@@ -36,7 +36,7 @@ DATE_PHRASE = (
     r"|\d{4}/\d{1,2}/\d{1,2}"
     r"|\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})(?!\d)"
     rf"|\d{{1,2}}{_DAY_SUFFIX}\s+(?:day\s+of\s+)?{_MONTH_RE}\.?,?\s+(?:of\s+)?\d{{4}}"
-    rf"|{_MONTH_RE}\.?\s+\d{{1,2}}{_DAY_SUFFIX},?\s+\d{{4}})"
+    rf"|{_MONTH_RE}\.?\s+\d{{1,2}}{_DAY_SUFFIX}[,.]?\s+\d{{4}})"
 )
 _DATE_PHRASE = re.compile(DATE_PHRASE, re.IGNORECASE)
 
@@ -48,7 +48,7 @@ _DAY_MONTH = re.compile(
     re.IGNORECASE,
 )
 _MONTH_DAY = re.compile(
-    rf"({_MONTH_RE})\.?\s+(\d{{1,2}}){_DAY_SUFFIX},?\s+(\d{{4}})", re.IGNORECASE
+    rf"({_MONTH_RE})\.?\s+(\d{{1,2}}){_DAY_SUFFIX}[,.]?\s+(\d{{4}})", re.IGNORECASE
 )
 _FALLBACK_MAX_CHARS = 64
 
@@ -154,6 +154,32 @@ def find_dates(text: str, start: int = 0, end: int | None = None) -> list[tuple[
     return found
 
 
+# --- key-word scans ------------------------------------------------------------------------
+
+
+def lowered(text: str) -> str | None:
+    """``text`` in lower case, or None when lowering changes its length (a few non-ASCII
+    letters do) and positions in one would not be positions in the other."""
+    low = text.lower()
+    return low if len(low) == len(text) else None
+
+
+def word_starts(text: str, words: tuple[str, ...], pattern: re.Pattern[str]) -> list[int]:
+    """Where ``pattern`` matches, found from its literal key ``words``: ``str.find`` runs
+    thirty times faster than a case-insensitive alternation over a 300-page contract."""
+    low = lowered(text)
+    if low is None:
+        return [match.start() for match in pattern.finditer(text)]
+    starts: set[int] = set()
+    for word in words:
+        position = low.find(word)
+        while position != -1:
+            if pattern.match(text, position):
+                starts.add(position)
+            position = low.find(word, position + 1)
+    return sorted(starts)
+
+
 # --- number words ---------------------------------------------------------------------------
 
 _NUMBER_WORDS: dict[str, int] = {
@@ -170,7 +196,8 @@ _NUMBER_WORDS: dict[str, int] = {
 _NUMBER_WORD_RE = "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 NUMBER = (
     rf"(?:\d{{1,3}}|(?:{_NUMBER_WORD_RE})(?:(?:-|\s)(?:et(?:-|\s))?(?:{_NUMBER_WORD_RE}))*)"
-    r"(?:\s*\(\d{1,3}\))?"
+    # "one (I) year": a text layer that read the digit 1 as a capital I or a small L.
+    r"(?:\s*\((?:\d{1,3}|[Il])\))?"
 )
 
 

@@ -16,13 +16,16 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ._common import Finding, Unknown, excerpt
-from ._dates import NUMBER, number_value
+from ._dates import NUMBER, lowered, number_value, word_starts
 from ._partial import PartialDate
 from ._terms import TermEnd, add_months, stated_end
 
 EXPLICIT = 0.90
 FROM_EFFECTIVE = 0.85
 PERPETUAL = 0.80
+# A term counted from an undated event in a clause that also runs it until an event ("until
+# the termination of the Alliance Agreement"): no calendar end, but read less surely.
+OPEN_ENDED = 0.70
 FROM_PARTIAL = 0.60
 
 _REGION_BEFORE, _REGION_AFTER = 250, 600
@@ -33,12 +36,14 @@ _TERM_ANCHOR = re.compile(
     r"|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force|effect)|prend(?:ra)?\s+fin|jusqu)",
     re.IGNORECASE,
 )
+_TERM_ANCHOR_LOWER = re.compile(_TERM_ANCHOR.pattern)
 _PERPETUAL = re.compile(
     r"\bperpetu(?:al(?:ly)?|ity)\b|until\s+(?:it\s+is\s+|so\s+|otherwise\s+)?terminated"
     r"|until\s+(?:either|one|a)\s+party\s+terminates|indefinite(?:ly)?\b"
     r"|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?\s+"
     r"(?:unless\s+and\s+until|until\s+(?:such\s+time|either|one|the\s+agreement\s+is))"
-    r"|dur[ée]e\s+ind[ée]termin[ée]e|sans\s+limitation\s+de\s+dur[ée]e|no\s+fixed\s+term",
+    r"|dur[ée]e\s+ind[ée]termin[ée]e|sans\s+limitation\s+de\s+dur[ée]e|no\s+fixed\s+term"
+    r"|\bcontinue\s+unless\s+and\s+until\s+(?:either|one|a)\s+party\s+gives\s+notice",
     re.IGNORECASE,
 )
 
@@ -49,9 +54,9 @@ _AGREEMENT = (
     r"(?:agreement|contract|lease|licen[cs]e|amendment|attachment|engagement|appointment|oma|jsma)"
 )
 _TERM_CLAUSE = re.compile(
-    rf"\b(?:initial\s+)?(?:term|period)\s+of\s+(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?"
+    rf"\b(?:initial\s+)?(?:term|period)\s+(?:\([^)]{{0,40}}\)\s+)?of\s+(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?"
     rf"(?:{_AGREEMENT}|cooperation)"
-    r"|\bthe\s+(?:initial\s+)?term\s+(?:\([^)]{0,40}\)\s+)?(?:hereof\s+)?(?:shall|will|is)\b"
+    r"|\bthe\s+[\"“]?(?:initial\s+)?term[\"”]?\s+(?:\([^)]{0,40}\)\s+)?(?:hereof\s+)?(?:shall|will|is)\b"
     r"|\b(?:initial\s+)?(?:term|contract\s+period|service\s+period|expiration\s+date)\b[\"”]?"
     r"\s+(?:shall\s+)?means?\b"
     r"|\b(?:this|the)\s+(?:[\w-]+\s+){0,3}?(?:agreement|contract)\s+is\s+entered\s+into\s+for"
@@ -61,12 +66,14 @@ _TERM_CLAUSE = re.compile(
 # "This Agreement ... shall continue": the verb is found first (it is rarer), then its subject.
 _TERM_VERB = re.compile(
     r"\b(?:shall|will|is|to)\s+(?:[\w,-]+\s+){0,4}?(?:continue|remain|expire|end|terminate"
-    r"|be\s+in\s+(?:full\s+)?(?:effect|force)|be\s+for|have\s+a\s+(?:term|duration)"
-    r"|(?:be|remain)\s+valid|govern|extend|be\s+effective\s+(?:for|until|through))\b",
+    r"|be\s+in\s+(?:full\s+)?(?:effect|force)|be\s+for|have\s+an?\s+(?:initial\s+)?(?:term|duration)"
+    r"|(?:be|remain)\s+valid|govern|extend|(?:be|remain)\s+effective\s+(?:for|until|through))\b",
     re.IGNORECASE,
 )
+_TERM_VERB_LOWER = re.compile(_TERM_VERB.pattern)
 _SUBJECT_REACH = 260
 _CLAUSE_KEYWORD = re.compile(r"term|period|expiration|contract\s+end|entered\s+into\s+for", re.I)
+_CLAUSE_WORDS = ("term", "period", "expiration", "contract", "entered")
 _AGREEMENT_SUBJECT = re.compile(
     rf"\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b", re.IGNORECASE
 )
@@ -97,7 +104,28 @@ _OPEN_ENDED = re.compile(
     r"|expiration|termination)",
     re.IGNORECASE,
 )
+# "shall terminate upon the Trust's payment", "shall expire if the Adviser ceases to serve": an
+# event ends the contract, no date does. Termination for cause sits in every contract, so this
+# is read only where nothing speaks of a fixed term.
+_EVENT_END = re.compile(
+    r"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s*:?\s*(?:\(\w\)\s+)?"
+    r"(?:(?:automatically\s+)?(?:if|when|upon|on)\b(?!\s+(?:the\s+)?(?:date|expiration|end"
+    r"|earl|lat|first|receipt|\d|[a-z]+\s+\d|(?:either|a|any|one)\s+party))"
+    r"|at\s+the\s+option\s+of)",
+    re.IGNORECASE,
+)
+_FIXED_TERM = re.compile(
+    r"initial\s+(?:term|period)|renewal\s+(?:term|period)|expiration\s+of\s+the\s+term",
+    re.IGNORECASE,
+)
+# An explicit end stated next to the duration ("an Initial Term of three (3) years. The Term
+# shall commence on July 23, 2013 and shall expire on July 22, 2016") is the one to show.
+_NEXT_CLAUSE_REACH = 300
+_EXPLICIT_RULES = frozenset({"extension", "explicit_end_date", "term_clause_date", "year_end"})
 
+# "shall survive indefinitely", "shall continue on a year to year basis until terminated":
+# what outlives the term, or the renewals after it, not the initial term.
+_NOT_THE_TERM = re.compile(r"surviv\w*|renew\w*|basis|extended\s+term|thereafter|remain\s+$", re.I)
 _GRANT = re.compile(r"^[\w\s,-]{0,50}?\b(?:licen[cs]e|right|access|grant)", re.IGNORECASE)
 
 
@@ -121,10 +149,12 @@ class Renewal:
     notice_days: int | None = None
 
 
-def _regions(text: str, anchor: re.Pattern[str]) -> list[tuple[int, int]]:
+def _regions(text: str) -> list[tuple[int, int]]:
     """Windows around the anchor words, merged, at most a few dozen."""
     regions: list[tuple[int, int]] = []
-    for match in anchor.finditer(text):
+    low = lowered(text)  # scanned without IGNORECASE: a third faster
+    anchors = _TERM_ANCHOR_LOWER.finditer(low) if low is not None else _TERM_ANCHOR.finditer(text)
+    for match in anchors:
         start, end = max(0, match.start() - _REGION_BEFORE), match.end() + _REGION_AFTER
         if regions and start <= regions[-1][1]:
             regions[-1] = (regions[-1][0], max(regions[-1][1], end))
@@ -138,15 +168,14 @@ def _regions(text: str, anchor: re.Pattern[str]) -> list[tuple[int, int]]:
 def _dated(found: Finding, effective: PartialDate | None) -> Finding | Unknown:
     term_end: TermEnd = found.value
     if term_end.end is not None:
-        confidence = (
-            EXPLICIT
-            if found.rule in {"extension", "explicit_end_date", "term_clause_date"}
-            else FROM_EFFECTIVE
-        )
+        confidence = EXPLICIT if found.rule in _EXPLICIT_RULES else FROM_EFFECTIVE
         value = Expiration("date", PartialDate.of(term_end.end), term_end.months)
         return replace(found, value=value, confidence=confidence)
     if found.rule == "duration_from_unknown_start" or effective is None:
         return Unknown("start_unknown", found.evidence, found.start, found.end)
+    if found.rule == "year_end_of_start":
+        value = Expiration("date", PartialDate(effective.year, 12, 31))
+        return replace(found, value=value, confidence=FROM_PARTIAL)
     # The effective date is partial: count from its first and its last possible day and keep
     # what both anniversaries share (the term ends the day before the anniversary, a
     # difference a month- or year-precise date cannot show anyway).
@@ -175,18 +204,20 @@ def _clause(text: str, position: int) -> tuple[int, int]:
 
 
 def _clause_anchors(text: str) -> list[int]:
-    # The clause pattern is tried only around its key words: scanning it over a whole
-    # contract costs five times more.
+    # The clause pattern is tried only around its key words (scanning it over a whole
+    # contract costs five times more), the verbs in the lower-cased text (a third faster).
     positions = [
         match.start()
-        for keyword in _CLAUSE_KEYWORD.finditer(text)
-        if (match := _TERM_CLAUSE.search(text, max(0, keyword.start() - 60), keyword.end() + 60))
+        for keyword in word_starts(text, _CLAUSE_WORDS, _CLAUSE_KEYWORD)
+        if (match := _TERM_CLAUSE.search(text, max(0, keyword - 60), keyword + 80))
     ]
-    for verb in _TERM_VERB.finditer(text):
-        low = max(0, verb.start() - _SUBJECT_REACH)
+    lower = lowered(text)
+    verbs = _TERM_VERB_LOWER.finditer(lower) if lower is not None else _TERM_VERB.finditer(text)
+    for verb in verbs:
+        reach = max(0, verb.start() - _SUBJECT_REACH)
         # The nearest subject before the verb is the one it belongs to.
         subject = None
-        for candidate in _AGREEMENT_SUBJECT.finditer(text, low, verb.start()):
+        for candidate in _AGREEMENT_SUBJECT.finditer(text, reach, verb.start()):
             subject = candidate
         if subject is not None and not _OTHER_VERB.search(text, subject.end(), verb.start()):
             positions.append(subject.start())
@@ -209,14 +240,14 @@ def _term_clauses(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _perpetual(text: str, match: re.Match[str]) -> Finding:
+def _perpetual(text: str, match: re.Match[str], confidence: float = PERPETUAL) -> Finding:
     return Finding(
         Expiration("perpetual"),
         excerpt(text, match.start(), match.end()),
         "perpetual",
         match.start(),
         match.end(),
-        PERPETUAL,
+        confidence,
     )
 
 
@@ -226,18 +257,35 @@ def _from_term_clauses(text: str, effective: PartialDate | None) -> Finding | Un
     start = effective.exact if effective is not None else None
     undated: Unknown | None = None
     open_ended: re.Match[str] | None = None
+    event_end: re.Match[str] | None = None
+    first: Finding | None = None
     for span in _term_clauses(text):
+        if first is not None and span[0] > first.end + _NEXT_CLAUSE_REACH:
+            break
         found = stated_end(text, start, regions=[span], term_clause=True)
         if found is None:
             open_ended = open_ended or _OPEN_ENDED.search(text, *span)
+            event_end = event_end or _EVENT_END.search(text, *span)
             continue
         dated = _dated(found, effective)
         if isinstance(dated, Finding):
-            return dated
-        undated = undated or dated
+            if first is None and dated.rule not in _EXPLICIT_RULES:
+                first = dated
+                continue
+            return dated if first is None or dated.rule in _EXPLICIT_RULES else first
+        if undated is None:
+            # "for fifteen years from first launch or until the last patent expires"
+            undated = dated
+            open_ended = open_ended or _OPEN_ENDED.search(text, *span)
+    if first is not None:
+        return first
     if undated is not None:
-        return undated
-    return _perpetual(text, open_ended) if open_ended is not None else None
+        return undated if open_ended is None else _perpetual(text, open_ended, OPEN_ENDED)
+    if open_ended is not None:
+        return _perpetual(text, open_ended)
+    if event_end is not None and not _FIXED_TERM.search(text):
+        return _perpetual(text, event_end, OPEN_ENDED)
+    return None
 
 
 def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
@@ -248,7 +296,7 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
     from_clause = _from_term_clauses(text, effective)
     if from_clause is not None:
         return from_clause
-    regions = _regions(text, _TERM_ANCHOR)
+    regions = _regions(text)
     start = effective.exact if effective is not None else None
     found = stated_end(text, start, regions=regions)
     if found is not None:
@@ -256,7 +304,9 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
     for region_start, region_end in regions:
         for perpetual in _PERPETUAL.finditer(text, region_start, region_end):
             # "a perpetual, royalty-free licence" is a grant, not the term of the agreement.
-            if not _GRANT.search(text, perpetual.end(), perpetual.end() + 60):
+            if not _GRANT.search(
+                text, perpetual.end(), perpetual.end() + 60
+            ) and not _NOT_THE_TERM.search(text, max(0, perpetual.start() - 80), perpetual.start()):
                 return _perpetual(text, perpetual)
     return Unknown("not_found")
 
@@ -265,23 +315,26 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
 
 _RENEWAL_ANCHOR = re.compile(
     r"\brenew\w*|reconduction|reconduit\w*|renouvel\w*|automatic(?:ally)?\s+(?:be\s+)?extend\w*"
-    r"|extended\s+automatically|evergreen",
+    r"|extended\s+automatically|evergreen|(?:automatically\s+)?continue\s+automatically"
+    r"|automatically\s+continue|to[\s-](?:month|year)\s+basis|options?\s+to\s+extend|extend\s+the\s+term",
     re.IGNORECASE,
 )
+_RENEWAL_WORDS = ("renew", "reconduc", "reconduit", "renouvel", "automatic", "extend", "evergreen",
+    "continue automatically", "to month", "to-month", "to year", "to-year", "option")  # fmt: skip
 _MUTUAL = re.compile(
     r"mutual(?:ly)?\s+(?:written\s+)?(?:agree|consent)|written\s+agreement\s+of\s+(?:both|the)"
-    r"|commun\s+accord|as\s+the\s+parties\s+may\s+agree|negotiat|(?:no|not\s+be)\s+"
+    r"|commun\s+accord|consent\s+of\s+both|by\s+amendment|as\s+the\s+parties\s+may\s+agree|negotiat|(?:no|not\s+be)\s+"
     r"(?:automatic|automatically)\s+renew|shall\s+not\s+(?:be\s+)?renew",
     re.IGNORECASE,
 )
 _AUTOMATIC = re.compile(
-    r"automatic\w*|tacite\w*|(?:shall|will)\s+(?:thereafter\s+|then\s+)?(?:be\s+)?"
+    r"automatic\w*|tacit\w*|[\s-]to[\s-](?:month|year)\s+basis|(?:shall|will)\s+(?:thereafter\s+|then\s+)?(?:be\s+)?"
     r"(?:renew|extend|continue)|se\s+renouvel\w*|sera\s+(?:renouvel|reconduit)\w*"
     r"|unless\s+(?:either|one|a|the\s+other|any)\s+party|unless\s+(?:terminated|notice)",
     re.IGNORECASE,
 )
 _OPTION = re.compile(
-    r"option\s+to\s+(?:renew|extend)|may\s+(?:at\s+its\s+option\s+)?(?:renew|extend)"
+    r"options?\s+to\s+(?:renew|extend)|may\s+(?:at\s+its\s+option\s+)?(?:renew|extend)"
     r"|right\s+to\s+(?:renew|extend)|facult[ée]\s+de\s+renouvel",
     re.IGNORECASE,
 )
@@ -343,8 +396,9 @@ def renewal(text: str) -> Finding | Unknown:
     renew for successive one (1) year periods", "tacite reconduction") or at a party's option,
     with the renewal period and the notice that stops it; Unknown("not_found") otherwise.
     Never raises."""
-    for count, anchor in enumerate(_RENEWAL_ANCHOR.finditer(text)):
-        if count >= _REGIONS_MAX:
+    for count, position in enumerate(word_starts(text, _RENEWAL_WORDS, _RENEWAL_ANCHOR)):
+        anchor = _RENEWAL_ANCHOR.match(text, position)
+        if count >= _REGIONS_MAX or anchor is None:
             break
         start, end = _sentence(text, anchor.start())
         sentence = text[start:end]

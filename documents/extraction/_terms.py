@@ -57,7 +57,7 @@ _START_WORDS = re.compile(
 
 _UNIT = r"(?P<unit>ans?|ann[ée]es?|mois|years?|months?)"
 _DURATION = re.compile(
-    rf"(?<![\w-])(?P<number>{NUMBER})[\s-]+(?:\w+\s+)?{_UNIT}\b(?:\(s\))?", re.IGNORECASE
+    rf"(?<![\w-])(?P<number>{NUMBER})[\s-]+(?:\w+\s+){{0,2}}{_UNIT}\b(?:\(s\))?", re.IGNORECASE
 )
 _UNIT_WORD = re.compile(r"\b(?:ans?|ann[ée]es?|mois|years?|months?)\b", re.IGNORECASE)
 # Durations of the contract itself, as opposed to notice periods, trial periods, rates.
@@ -75,7 +75,12 @@ _STRONG_AFTER = re.compile(
 _EXCLUDED_BEFORE = re.compile(
     r"(?:chaque|each|essai|trial|pr[ée]avis|notice|within|dans\s+les|at\s+least|au\s+moins"
     r"|euribor|libor|d[ée]lai|successive|additional|renewal|renew(?:ed|s)?|extension|further"
-    r"|subsequent|renouvel\w*|reconduction|reconduit\w*|suppl[ée]mentaires?)\b[^.]{0,40}$",
+    r"|subsequent|renouvel\w*|reconduction|reconduit\w*|suppl[ée]mentaires?)\b[^.]{0,40}$"
+    # What outlives the term ("during the Term and for one (1) year thereafter", "shall
+    # survive ... for five (5) years") is no term of the agreement.
+    r"|\b(?:the\s+term\s*,?\s+and|surviv\w*)\b[^.]{0,40}$"
+    r"|\b(?:expiration|termination)\s+(?:or\s+\w+\s+)?of\s+(?:this|the)\s+agreement\s+for\b"
+    r"[^.]{0,25}$",
     re.IGNORECASE,
 )
 _EXCLUDED_AFTER = re.compile(
@@ -144,6 +149,19 @@ _CLAUSE_ANNIVERSARY = re.compile(
     r"\s+anniversary\s+of\s+(?P<reference>[^.;]{1,80})",
     re.IGNORECASE,
 )
+
+# "until the end of the current calendar year", "through December 31 of the same year", "until
+# the end of 2006": the year is written, or it is the year the term starts in.
+_YEAR_END = re.compile(
+    r"\b(?:until|through|till|to|(?:expire|end|terminate)s?\s+(?:at|on|upon))\s+(?:the\s+)?"
+    r"(?:(?:end|close|last\s+day)\s+of\s+(?:the\s+)?|december\s+31(?:st)?\s+of\s+(?:the\s+)?)"
+    r"(?:(?P<year>(?:19|20)\d{2})\b|(?:(?P<current>current|then[\s-]current|same)\s+)?"
+    r"(?:calendar\s+)?year\b(?:\s+(?P<own>(?:19|20)\d{2})\b)?"
+    r"(?P<start_year>\s+in\s+which\s+(?:this\s+agreement|the\s+effective\s+date))?)",
+    re.IGNORECASE,
+)
+
+_YEAR_END_WORDS = re.compile(r"of\s+(?:the\s+)?(?:current|calendar|same|year|(?:19|20)\d)", re.I)
 
 
 @dataclass(frozen=True)
@@ -327,6 +345,26 @@ def _anniversary(scope: _Scope, start_date: date | None) -> Finding | None:
     return None
 
 
+def _year_end(scope: _Scope, start_date: date | None) -> Finding | None:
+    for start, end in scope.regions:
+        # The pattern opens on an alternation: tried only where its key words are.
+        if not _YEAR_END_WORDS.search(scope.text, start, end):
+            continue
+        for match in _YEAR_END.finditer(scope.text, start, end):
+            written = match.group("year") or match.group("own")
+            if written:
+                end_date: date | None = date(int(written), 12, 31)
+                rule = "year_end"
+            elif match.group("current") or match.group("start_year"):
+                end_date = date(start_date.year, 12, 31) if start_date else None
+                rule = "year_end_of_start"
+            else:  # "until the end of the year following ..." names another year
+                continue
+            evidence = excerpt(scope.text, match.start(), match.end())
+            return Finding(TermEnd(end_date), evidence, rule, match.start(), match.end())
+    return None
+
+
 def stated_end(
     text: str,
     start_date: date | None,
@@ -339,7 +377,7 @@ def stated_end(
     ``term_clause`` says the regions are the sentences that state the term: every duration
     and date in them is then read as the term's."""
     scope = _Scope(text, regions, term_clause=term_clause)
-    explicit = _explicit_end(scope)
+    explicit = _explicit_end(scope) or _year_end(scope, start_date)
     if explicit is not None:
         return explicit
     durations = _stated_durations(scope, start_date)

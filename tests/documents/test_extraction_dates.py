@@ -316,6 +316,113 @@ def test_an_automatic_renewal_after_an_initial_term_keeps_the_initial_end() -> N
     assert finding.value.date == PartialDate(2005, 1, 20)
 
 
+@pytest.mark.parametrize(
+    ("text", "end", "rule"),
+    [
+        (
+            "This agreement shall begin upon its execution and shall remain in effect until the "
+            "end of the current calendar year.",
+            PartialDate(2014, 12, 31),
+            "year_end_of_start",
+        ),
+        (
+            "This agreement will be in effect until the end of 2006 and will then be reviewed.",
+            PartialDate(2006, 12, 31),
+            "year_end",
+        ),
+    ],
+)
+def test_a_term_until_the_end_of_a_year_ends_on_31_december(
+    text: str, end: PartialDate, rule: str
+) -> None:
+    finding = _found(expiration(text, PartialDate(2014, 5, 8)))
+    assert (finding.value.date, finding.rule) == (end, rule)
+
+
+def test_a_date_whose_comma_was_read_as_a_full_stop_is_still_a_date() -> None:
+    text = "This Agreement shall be in effect until March 18. 2021, unless sooner terminated."
+    finding = _found(expiration(text, PartialDate(2020, 3, 19)))
+    assert finding.value.date == PartialDate(2021, 3, 18)
+
+
+def test_a_capital_i_for_the_digit_one_still_counts_one_year() -> None:
+    text = "The term of this Agreement shall be one (I) year from the Effective Date."
+    finding = _found(expiration(text, PartialDate(2020, 3, 1)))
+    assert finding.value.date == PartialDate(2021, 2, 28)
+
+
+def test_a_quoted_initial_term_and_an_initial_term_of_years_are_term_clauses() -> None:
+    quoted = (
+        'The "Initial Term" shall commence upon the Effective Date and shall expire on '
+        "March 31, 2011."
+    )
+    assert _found(expiration(quoted, PartialDate(2006, 3, 6))).value.date == PartialDate(
+        2011, 3, 31
+    )
+    text = (
+        "The Agreement shall have an initial term of ten (10) years commencing from the "
+        "Effective Date. Confidentiality obligations shall survive indefinitely."
+    )
+    assert _found(expiration(text, PartialDate(2019, 3, 27))).value.date == PartialDate(2029, 3, 26)
+
+
+def test_an_explicit_end_in_the_next_sentence_beats_the_duration() -> None:
+    text = (
+        "1. Term. This Agreement shall have an Initial Term of three (3) years. The Term shall "
+        "commence on July 23, 2013 and shall expire on July 22, 2016."
+    )
+    finding = _found(expiration(text, PartialDate(2013, 7, 26)))
+    assert (finding.value.date, finding.rule) == (PartialDate(2016, 7, 22), "explicit_end_date")
+
+
+def test_a_survival_period_is_not_the_term() -> None:
+    text = (
+        "Audit. Each Party will, during the Term and for a period of one (1) year thereafter, "
+        "keep books. The obligations shall survive the expiration of this Agreement for a "
+        "period of five (5) years."
+    )
+    assert expiration(text, PartialDate(2016, 5, 17)) == Unknown("not_found")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a duration from an undated event, or until another agreement ends
+        "This Agreement shall continue in force for a period being the longer of fifteen (15) "
+        "years from first Commercial Launch or until the expiration of the last valid claim.",
+        "Your employment shall commence on 26 September 2019 and shall continue unless and until "
+        "either party gives notice to the other.",
+        # termination on an event only, and no fixed term anywhere
+        "This Agreement shall expire if the Adviser ceases to serve as investment adviser to "
+        "the Licensee.",
+    ],
+)
+def test_contracts_without_a_calendar_end_are_perpetual(text: str) -> None:
+    finding = _found(expiration(text, PartialDate(2019, 9, 26)))
+    assert finding.value == Expiration("perpetual")
+    assert finding.confidence <= 0.8
+
+
+def test_termination_for_cause_next_to_an_unread_term_is_not_perpetual() -> None:
+    text = (
+        "The Initial Term is set out in the Schedule. This Agreement shall terminate upon the "
+        "dissolution of the Client."
+    )
+    assert expiration(text, PartialDate(2019, 9, 26)) == Unknown("not_found")
+
+
+def test_a_text_whose_lower_case_is_longer_keeps_its_positions() -> None:
+    # "İ" lower-cases to two characters: the key-word scan must not shift the positions.
+    text = (
+        "İSTANBUL İŞ ORTAKLIĞI. The term of this Agreement shall be two (2) years. This "
+        "Agreement shall automatically renew for successive one (1) year periods."
+    )
+    finding = _found(expiration(text, PartialDate(2020, 1, 1)))
+    assert finding.value.date == PartialDate(2021, 12, 31)
+    assert text[finding.start : finding.end] == "two (2) years"
+    assert _found(renewal(text)).value == Renewal(True, 12, None)
+
+
 def test_derive_end_date_gives_none_for_a_duration_from_an_undated_event() -> None:
     text = "The term of this Agreement is two (2) years after the first delivery of Products."
     assert derive_end_date(text, date(2024, 1, 1)) is None
@@ -338,6 +445,35 @@ def test_french_tacite_reconduction_with_notice_in_months() -> None:
         "an, sauf dénonciation par l'une des parties moyennant un préavis de trois mois."
     )
     assert _found(renewal(text)).value == Renewal(True, term_months=12, notice_days=90)
+
+
+@pytest.mark.parametrize(
+    ("text", "automatic"),
+    [
+        (
+            "After the Initial Term, this Agreement shall continue on a month to month basis "
+            "until terminated by either party upon thirty (30) days prior written notice.",
+            True,
+        ),
+        (
+            "Thereafter, this Agreement shall automatically continue in effect until either "
+            "party gives the other at least six (6) months prior written notice.",
+            True,
+        ),
+        (
+            "Thereafter, Alpha shall have consecutive separate options to extend the Term for "
+            "successive renewal terms of five (5) years each.",
+            False,
+        ),
+    ],
+)
+def test_renewal_read_from_continuation_and_extension_wording(text: str, automatic: bool) -> None:
+    assert _found(renewal(text)).value.automatic is automatic
+
+
+def test_an_extension_needing_both_parties_consent_is_no_renewal() -> None:
+    text = "The term may be extended for two years with the written consent of both parties."
+    assert renewal(text) == Unknown("not_found")
 
 
 def test_renewal_by_mutual_agreement_is_not_a_renewal_term() -> None:
