@@ -51,7 +51,7 @@ _PREAMBLE_ANCHOR = re.compile(
     r"(?P<strong>\b(?:dated|made|entered\s+into|executed|concluded|effective"
     r"|en\s+date\s+du|conclue?s?\s+le|sign[ée]e?s?\s+le)"
     r"|\bthis\s+(?:_+|\d|\[|day|first|second|third|\w+(?:th|st)\s+day))"
-    r"|(?P<weak>\b(?:as\s+of|date\s*:|du|(?:agreement|contract|contrat|amendment|lease"
+    r"|(?P<weak>\b(?:as\s+of|date\s*:|du\s+(?=\d|1er\b|premier\b)|(?:agreement|contract|contrat|amendment|lease"
     r"|avenant|bail)\b[\s,:\-]{0,3}(?=\S{0,12}\d|[_\[,]|\w+\.?\s+(?:_|\d))))",
     re.IGNORECASE,
 )
@@ -60,6 +60,24 @@ _WEAK_ANCHOR_CHARS = 1500
 _REFERENCED_AGREEMENT = re.compile(
     r"\b(?:to|of|under|amend\w*|and|into)\s+(?:the|that\s+certain|a|an|said|such)\s+(?:[^\s.;]+\s+)"
     r"{0,10}?(?:agreement|contract|lease|licen[cs]e|contrat)\b(?:\s*\([^)]{0,80}\))?\s*,?\s*$",
+    re.IGNORECASE,
+)
+# « le contrat de fourniture qu'elles ont signé le 19 juin 2023 »: another contract's date
+# (an amendment citing the contract it amends); « le présent contrat, conclu le » is this one.
+_REFERENCED_FRENCH = re.compile(
+    r"\b(?:le|du|au|ledit)\s+(?:contrat|bail|accord|convention|protocole)\b[^.;]{0,120}$",
+    re.IGNORECASE,
+)
+_THIS_CONTRACT_FRENCH = re.compile(
+    r"pr[ée]sente?\s+(?:contrat|bail|accord|convention|protocole|avenant)", re.IGNORECASE
+)
+# A date introduced as a start, an end or a due date is not the date of signing:
+# « le bail court du 1er février », « à compter du », "the license starts on", « exigible le ».
+_NOT_SIGNING = re.compile(
+    r"(?:\beffet|\bvigueur|\bcommence\w*|\bd[ée]but\w*|\bcourt|\bcourant|\bcompter|\bpartir"
+    r"|\bjusqu\S*|\bprend\s+fin|\bfix[ée]e?s?|\breport[ée]e?s?|\bprorog\w*|\bterme|[ée]ch[ée]ance|\bexigible|\bpayable|\bdue"
+    r"|\bs['\u2019][ée]tend\w*|\bs['\u2019]ach[eè]v\w*|\bexpir\w*|\bterminat\w*|\bstarts?|\bstarting|\bbegin\w*"
+    r"|\bends?|\bending|\buntil|\bthrough|\bcommenc\w*)\W+(?:[\w'\u2019]+\W+){0,4}$",
     re.IGNORECASE,
 )
 # The recitals tell the story of earlier agreements: the preamble ends where they start.
@@ -77,9 +95,20 @@ _FIRST_WRITTEN = re.compile(
 )
 _SIGNATURE_REACH = 3000
 _SIGNED_ON = re.compile(
-    r"(?:^|\n)[ \t]*(?:dated?|signed\s+on|date\s+of\s+signature|le)\b\s*:?"
+    r"(?:^|\n)[ \t]*(?:dated?|signed\s+on|date\s+of\s+signature|le(?=\s+(?:\d|1er\b)))\b\s*:?"
     r"|\bfait\s+(?:à|a)\s+[^,\n]{1,40},?\s+le\b|\bsign[ée]e?s?\s+le\b"
     r"|\b(?:executed|signed)\s+(?:this\s+agreement\s+)?(?:on|as\s+of)\b",
+    re.IGNORECASE,
+)
+# "du 1er octobre 2023 au 30 septembre 2026", "from May 1, 2020 to April 30, 2021": a period.
+_RANGE_END = re.compile(
+    r"\b(?:du|from|between)\s+\S[^.;\n]{2,40}?\s+(?:au|to|until|through|and)\s*$", re.IGNORECASE
+)
+_SIGNATURE_CUE = re.compile(
+    r"in\s+witness\s+where|en\s+foi\s+de\s+quoi|\bfait\s+(?:à|a)\s|\bby\s*:|/s/|\bname\s*:"
+    r"|\bsignatures?\s*:|\bsigned\s+by\b|\bsign[ée]\s+par\b"
+    r"|\bpour\s+(?:la\s+soci[ée]t[ée]|le\s+compte)"
+    r"|\blu\s+et\s+approuv[ée]|\bles\s+parties\s+soussign",
     re.IGNORECASE,
 )
 _EFFECTIVE_TERM = re.compile(
@@ -155,7 +184,9 @@ class _Reader:
             if weak and anchor.start() > _WEAK_ANCHOR_CHARS:
                 continue
             before = self.text[max(0, anchor.start() - 160) : anchor.start()]
-            if _REFERENCED_AGREEMENT.search(before):
+            if _REFERENCED_AGREEMENT.search(before) or _another_french_contract(before):
+                continue
+            if _NOT_SIGNING.search(self.text[max(0, anchor.start() - 60) : anchor.start()]):
                 continue
             # "this 5th day of May": the day sits inside the anchor itself.
             position = anchor.start() + 4 if anchor.group(0)[:4].lower() == "this" else anchor.end()
@@ -181,14 +212,21 @@ class _Reader:
 
     def signature_area_date(self) -> Finding | None:
         """The latest date written anywhere under the signatures, labelled or not: the
-        contract is concluded when the last party signs."""
-        start = self.closing_start()
+        contract is concluded when the last party signs. Without a sign of signatures (a
+        witness clause, "By:", « Fait à », « Pour la société »...) the end of a short contract
+        is its body, whose dates are terms and deadlines."""
+        cue = _SIGNATURE_CUE.search(self.text, self.closing_start())
+        if cue is None:
+            return None
+        start = cue.start()
         phrases = [
             phrase
             for phrase in date_phrases(
                 self.text, start, start + _SIGNATURE_REACH, month_first=self.month_first
             )
-            if phrase.value is not None and not self.stamped(phrase.start)
+            if phrase.value is not None
+            and not self.stamped(phrase.start)
+            and not _NOT_SIGNING.search(self.text[max(0, phrase.start - 60) : phrase.start])
         ]
         if not phrases:
             return None
@@ -199,6 +237,8 @@ class _Reader:
         stop = start + _SIGNATURE_REACH
         found: list[Finding] = []
         for anchor in _SIGNED_ON.finditer(self.text, start, stop):
+            if _another_french_contract(self.text[max(0, anchor.start() - 160) : anchor.start()]):
+                continue  # an amendment citing the date its contract was signed
             phrase = self.date_after(anchor.end(), reach=60)
             if phrase is not None:
                 found.append(_finding(self.text, anchor.start(), phrase, "signature_block", 0.9))
@@ -234,9 +274,23 @@ class _Reader:
     def opening_date(self, reach: int, rule: str, confidence: float) -> Finding | None:
         """The first date of the opening lines (a letter agreement's date line)."""
         for phrase in date_phrases(self.text, 0, reach, month_first=self.month_first):
-            if phrase.value is not None and not self.stamped(phrase.start):
-                return _finding(self.text, phrase.start, phrase, rule, confidence)
+            if phrase.value is None or self.stamped(phrase.start):
+                continue
+            before = self.text[max(0, phrase.start - 160) : phrase.start]
+            if (
+                _NOT_SIGNING.search(before[-60:])
+                or _RANGE_END.search(before[-60:])
+                or _REFERENCED_AGREEMENT.search(before)
+                or _another_french_contract(before)
+            ):
+                continue  # a due date, a period, another contract's date: not a date line
+            return _finding(self.text, phrase.start, phrase, rule, confidence)
         return None
+
+
+def _another_french_contract(before: str) -> bool:
+    sentence = re.split(r"[.;]\s", before)[-1]
+    return bool(_REFERENCED_FRENCH.search(sentence)) and not _THIS_CONTRACT_FRENCH.search(sentence)
 
 
 def _distance(phrase: DatePhrase, start: int, end: int) -> int:

@@ -249,3 +249,28 @@ def test_the_tally_scores_one_made_up_contract() -> None:
     assert result["expiration"]["accuracy"] == 1.0
     assert result["expiration"]["strict_accuracy"] == 0.0
     assert result["renewal_present"]["accuracy"] == 1.0
+
+
+# --- what is not the date of signing (French contracts without a preamble) ------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BAIL DE BUREAUX\n\nARTICLE 2 — DURÉE\nLe bail court du 1er février 2023 au 31 janvier 2032.",
+        "CONTRAT DE TRAVAIL\n\nARTICLE 1 — POSTE\nCadre, à compter du 3 juin 2024.",
+        "LETTRE DE MISSION\n\nARTICLE 2 — DURÉE\nLa mission commence le 1er décembre 2025 et "
+        "s'achève au plus tard le 30 novembre 2026.",
+        "CONTRAT DE CRÉDIT\n\nARTICLE 2\nLa première échéance est exigible le 20 avril 2025.",
+        "AVENANT N°1\n\nARTICLE 1\nLes parties modifient le contrat de fourniture qu'elles ont "
+        "signé le 19 juin 2023.\n\nARTICLE 2 — REPORT DU TERME\nLa fin, initialement fixée au "
+        "30 juin 2026, est reportée au 30 juin 2028.",
+    ],
+)
+def test_start_end_and_cited_dates_are_not_the_signature(text: str) -> None:
+    assert agreement_date(text) == Unknown("not_found")
+
+
+def test_this_contract_concluded_on_a_date_is_signed_then() -> None:
+    found = _found(agreement_date("Le présent contrat, conclu le 12 mars 2023, a pour objet…"))
+    assert found.value == PartialDate(2023, 3, 12)
