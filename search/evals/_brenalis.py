@@ -165,7 +165,9 @@ def _signed_in_2025(room: _Room) -> Check:
 
 def _commercial_leases(room: _Room) -> Check:
     result = room.search(filters={"contract_types": ["commercial_lease"]})
-    return _set_check("contract type commercial_lease (bail commercial)", result, COMMERCIAL_LEASES, [])
+    return _set_check(
+        "contract type commercial_lease (bail commercial)", result, COMMERCIAL_LEASES, []
+    )
 
 
 def _swiss_law(room: _Room) -> Check:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Count, Max, Min, Q, QuerySet
 
 from documents.models import Document, DuplicateGroup, Entity
@@ -28,22 +30,7 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
         .annotate(contracts=Count("parties__document", distinct=True))
         .order_by("name")
     )
-    # One pass over the searchable contracts for every count and range (the search page
-    # describes the room on each load).
-    totals = documents.aggregate(
-        contracts=Count("pk"),
-        signature_min=Min("signature_earliest"),
-        signature_max=Max("signature_latest"),
-        end_min=Min("effective_end_date"),
-        end_max=Max("effective_end_date"),
-        unknown_type=Count("pk", filter=Q(contract_type="")),
-        unknown_law=Count("pk", filter=Q(governing_law="")),
-        unknown_signature=Count("pk", filter=Q(signature_earliest__isnull=True)),
-        partial_signature=Count("pk", filter=Q(signature_precision__in=["month", "year"])),
-        unknown_end=Count("pk", filter=Q(effective_end_date__isnull=True)),
-        perpetual=Count("pk", filter=Q(end_date_kind="perpetual", effective_end_date__isnull=True)),
-        amendments=Count("pk", filter=Q(is_amendment=True)),
-    )
+    totals = _totals(documents)
     statuses = all_documents.values("status").annotate(n=Count("pk")).order_by("status")
     return DataRoomDescription(
         workspace=workspace.slug,
@@ -88,3 +75,22 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
 def _counts(documents: QuerySet[Document], field: str) -> list[ValueCount]:
     rows = documents.exclude(**{field: ""}).values(field).annotate(n=Count("id")).order_by(field)
     return [ValueCount(value=row[field], contracts=row["n"]) for row in rows]
+
+
+def _totals(documents: QuerySet[Document]) -> dict[str, Any]:
+    """One pass over the searchable contracts for every count and range (the search page
+    describes the room on each load)."""
+    return documents.aggregate(
+        contracts=Count("pk"),
+        signature_min=Min("signature_earliest"),
+        signature_max=Max("signature_latest"),
+        end_min=Min("effective_end_date"),
+        end_max=Max("effective_end_date"),
+        unknown_type=Count("pk", filter=Q(contract_type="")),
+        unknown_law=Count("pk", filter=Q(governing_law="")),
+        unknown_signature=Count("pk", filter=Q(signature_earliest__isnull=True)),
+        partial_signature=Count("pk", filter=Q(signature_precision__in=["month", "year"])),
+        unknown_end=Count("pk", filter=Q(effective_end_date__isnull=True)),
+        perpetual=Count("pk", filter=Q(end_date_kind="perpetual", effective_end_date__isnull=True)),
+        amendments=Count("pk", filter=Q(is_amendment=True)),
+    )

@@ -257,7 +257,8 @@ def test_the_tally_scores_one_made_up_contract() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "BAIL DE BUREAUX\n\nARTICLE 2 — DURÉE\nLe bail court du 1er février 2023 au 31 janvier 2032.",
+        "BAIL DE BUREAUX\n\nARTICLE 2 — DURÉE\n"
+        "Le bail court du 1er février 2023 au 31 janvier 2032.",
         "CONTRAT DE TRAVAIL\n\nARTICLE 1 — POSTE\nCadre, à compter du 3 juin 2024.",
         "LETTRE DE MISSION\n\nARTICLE 2 — DURÉE\nLa mission commence le 1er décembre 2025 et "
         "s'achève au plus tard le 30 novembre 2026.",
