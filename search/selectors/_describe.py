@@ -90,7 +90,10 @@ def _totals(documents: QuerySet[Document]) -> dict[str, Any]:
         unknown_law=Count("pk", filter=Q(governing_law="")),
         unknown_signature=Count("pk", filter=Q(signature_earliest__isnull=True)),
         partial_signature=Count("pk", filter=Q(signature_precision__in=["month", "year"])),
-        unknown_end=Count("pk", filter=Q(effective_end_date__isnull=True)),
+        # A perpetual contract's end is known not to exist: counted apart, not as unknown.
+        unknown_end=Count(
+            "pk", filter=Q(effective_end_date__isnull=True) & ~Q(end_date_kind="perpetual")
+        ),
         perpetual=Count("pk", filter=Q(end_date_kind="perpetual", effective_end_date__isnull=True)),
         amendments=Count("pk", filter=Q(is_amendment=True)),
     )

@@ -180,6 +180,7 @@ def test_a_perpetual_contract_is_excluded_from_end_date_filters_with_that_reason
     }
     described = _tool(room, "describe_data_room")
     assert described["unknown"]["end_date_perpetual"] == 1
+    assert described["unknown"]["end_date"] == 0  # perpetual is not unknown
     assert described["unknown"]["signature_date_partial"] == 1
 
 
