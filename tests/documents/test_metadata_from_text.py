@@ -286,3 +286,17 @@ def test_a_family_filter_selects_its_members(room: Room):
     assert [r["contract_id"] for r in body["results"]] == ["c01"]
     assert body["results"][0]["contract_type"] == "commercial_lease"
     assert body["results"][0]["contract_type_title"] == "bail commercial"
+
+
+def test_a_hostile_quote_is_shown_as_text_in_the_viewer(room: Room):
+    _store(
+        room,
+        {
+            "filename": "hostile.txt",
+            "content": "SUPPLY AGREEMENT\n\nThis Supply Agreement <script>alert(1)</script> is "
+            "dated as of March 3, 2009, by and between Gamma Inc. and Delta Ltd.\n",
+        },
+    )
+    html = login(room.viewer).get("/w/deal-alpha/documents/c01/").content.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>alert(1)</script>" not in html
