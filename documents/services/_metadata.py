@@ -15,7 +15,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from documents import extraction, provenance
-from documents.extraction import ContractReading, Finding, PartialDate
+from documents.extraction import ContractReading, Finding, PartialDate, Unknown
 from documents.models import Document
 from documents.normalize import iso_date
 from documents.services._fallback import with_fallback
@@ -54,6 +54,7 @@ class _Pass:
     document: Document
     meta: dict[str, Any]
     reading: ContractReading
+    text: str = ""
     records: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -62,7 +63,7 @@ def apply_metadata(document: Document, text: str) -> list[PartyRow]:
     """Set the document's metadata from its data-room entry and its text; returns the
     parties to store."""
     reading = with_fallback(extraction.read_contract(text), text)
-    state = _Pass(document, document.raw_metadata, reading)
+    state = _Pass(document, document.raw_metadata, reading, text)
     document.title = document.title or str(state.meta.get("title") or "")
     _contract_type(state)
     _signature(state)
@@ -196,7 +197,7 @@ def _effective(state: _Pass) -> None:
 def _end_date(state: _Pass) -> Finding | None:
     """The end date (metadata first), its kind and provenance; returns the text's end date
     as a finding for the contradiction check."""
-    document, read = state.document, state.reading.expiration
+    document, read = state.document, _expiration(state)
     declared, raw = _declared_date(state, "end_date", gettext("Unreadable end date: %(value)r."))
     text_end = None
     if isinstance(read, Finding) and read.value.date is not None and read.value.date.exact:
@@ -219,6 +220,23 @@ def _end_date(state: _Pass) -> Finding | None:
     else:
         state.records["end_date"] = provenance.from_unknown(read)
     return text_end
+
+
+def _expiration(state: _Pass) -> Finding | Unknown:
+    """The text's expiration; a term the text counts from a signing or effective date it does
+    not give ("trois ans à compter de sa signature") is counted from the data room's."""
+    read = state.reading.expiration
+    if not (isinstance(read, Unknown) and read.reason == "start_unknown"):
+        return read
+    start = next(
+        (
+            PartialDate.from_iso(str(state.records[name]["value"]))
+            for name in ("effective_date", "signature_date")
+            if state.records.get(name, {}).get("source") == provenance.METADATA
+        ),
+        None,
+    )
+    return extraction.expiration(state.text, start) if start is not None else read
 
 
 def _renewal(state: _Pass) -> None:

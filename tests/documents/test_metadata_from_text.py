@@ -300,3 +300,18 @@ def test_a_hostile_quote_is_shown_as_text_in_the_viewer(room: Room):
     html = login(room.viewer).get("/w/deal-alpha/documents/c01/").content.decode()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<script>alert(1)</script>" not in html
+
+
+def test_a_term_from_the_signature_counts_from_the_data_rooms_signature_date(room: Room):
+    _store(
+        room,
+        {
+            "filename": "sous_traitance.txt",
+            "signature_date": "12/09/2025",
+            "content": "CONTRAT DE SOUS-TRAITANCE\n\nARTICLE 4 — DURÉE\n"
+            "Le contrat est conclu pour une durée de deux ans à compter de sa signature.\n",
+        },
+    )
+    document = _document(room)
+    assert document.end_date.isoformat() == "2027-09-11"
+    assert document.provenance["end_date"]["source"] == "text"
