@@ -301,16 +301,20 @@ def _parties(state: _Pass) -> list[PartyRow]:
     if names:
         rows = []
         for index, name in enumerate(names):
+            siren = str(sirens[index]) if index < len(sirens) and sirens[index] else ""
             match = by_key.get(extraction.entity_key(name))
+            if match is None:
+                rows.append(PartyRow(name=name, siren=siren, record=provenance.from_metadata(name)))
+                continue
+            # The data room names the party; the text says where, with which role.
+            where = {"quote": match.evidence, "start": match.start, "role": match.value.role}
             rows.append(
                 PartyRow(
                     name=name,
-                    siren=str(sirens[index]) if index < len(sirens) and sirens[index] else "",
-                    role=(match.value.role or "") if match else "",
-                    defined_term=(match.value.defined_term or "") if match else "",
-                    record={**provenance.from_metadata(name), "role": match.value.role}
-                    if match
-                    else provenance.from_metadata(name),
+                    siren=siren or _siren_near(state.reading, match, found),
+                    role=match.value.role or "",
+                    defined_term=match.value.defined_term or "",
+                    record=provenance.from_metadata(name) | where,
                 )
             )
         return rows
