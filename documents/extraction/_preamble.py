@@ -68,7 +68,10 @@ _SPLIT = re.compile(
     r"|;\s*(?:and\s+)?|(?<=[\"”]\))\s*,\s+(?=(?-i:[A-Z])[^()]{0,80}(?:\([^()]{0,30}\)[^()]{0,60})?\(\s*(?:the\s+)?[\"“])"
     r"|,\s*together\s+with\s+(?=(?-i:[A-Z]))|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s"
     # "("Purolator") - and - PARCELWAY ...": the "and" set apart by dashes on its own line.
-    r"|\s[-\u2013\u2014]+\s*(?:and|et)\s*[-\u2013\u2014]+\s",
+    r"|\s[-\u2013\u2014]+\s*(?:and|et)\s*[-\u2013\u2014]+\s"
+    # '("Photronics"), Dai Nippon Printing Co., Ltd., a Japanese corporation with a long
+    # address ("DNP")': a defined term closed, then a company's name with its legal form.
+    rf"|(?<=[\"”]\))\s*,\s+(?=(?-i:[A-Z][^()]{{0,60}}?{LEGAL_FORM_RE}))",
     re.IGNORECASE,
 )
 # Where a party's name ends and its description begins.
@@ -235,17 +238,33 @@ _BARE_AND = re.compile(
 )
 
 
+def _listed(chunk: str) -> list[tuple[str, str]]:
+    """The names a chunk opens with: one, or a list of companies each closed by its legal
+    form ("UNITED TECHNOLOGIES CORPORATION, OTIS WORLDWIDE CORPORATION")."""
+    cleaned = clean_party(chunk)
+    names: list[tuple[str, str]] = []
+    while cleaned is not None and len(names) < 6:
+        names.append(cleaned)
+        name, rest = cleaned
+        if not (_LEGAL_FORM_CLUSTER.search(name) and rest.startswith(", ")):
+            break
+        cleaned = clean_party(rest)
+        if cleaned is not None and not _LEGAL_FORM_CLUSTER.search(cleaned[0]):
+            break
+    return names
+
+
 def _named(pieces: list[tuple[str, int]], head: str, offsets: list[int]) -> list[Named]:
     found: list[Named] = []
     for chunk, at in pieces:
-        cleaned = clean_party(chunk)
-        if cleaned is None:
-            continue
-        name, rest = cleaned
-        start = head.find(name, at)
-        if start < 0:
-            continue
-        found.append(Named(name, offsets[start], offsets[start + len(name) - 1] + 1, rest[:400]))
+        start = at
+        for name, rest in _listed(chunk):
+            start = head.find(name, start)
+            if start < 0:
+                break
+            end = offsets[start + len(name) - 1] + 1
+            found.append(Named(name, offsets[start], end, rest[:400]))
+            start += len(name)
     return found
 
 

@@ -411,3 +411,25 @@ def test_a_calling_before_a_name_and_a_slash_inside_one() -> None:
         "Harrow / KPS Credit Income Fund",
         "Pellam Services LLC",
     ]
+
+
+def test_companies_listed_by_commas_each_closed_by_a_legal_form() -> None:
+    title = (
+        "PATENT AGREEMENT\n\nby and among\n\nKELVAR INDUSTRIES CORPORATION,\n\nRONDO LIFTS "
+        "CORPORATION\n\nand\n\nBRAXTON CLIMATE CORPORATION\n\nDated as of April 2, 2020"
+    )
+    assert extract_parties_from_text(title)[:2] == [
+        "KELVAR INDUSTRIES CORPORATION",
+        "RONDO LIFTS CORPORATION",
+    ]
+    long_address = (
+        "This AGREEMENT is made by and among\n\nVolta, Inc., a Connecticut corporation with its "
+        'place of business at 15 Secor Road ("Volta"),\n\nNiwa Printing Co., Ltd., a Japanese '
+        "corporation with its principal place of business at 1-1 Ichigaya Kagacho, Shinjuku-ku, "
+        'Tokyo, Japan ("NP"), and\n\nVolta Mask Corporation, a Taiwan company ("VMC").'
+    )
+    assert extract_parties_from_text(long_address) == [
+        "Volta, Inc.",
+        "Niwa Printing Co., Ltd.",
+        "Volta Mask Corporation",
+    ]
