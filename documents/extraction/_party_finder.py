@@ -255,19 +255,51 @@ _OPERATIVE = re.compile(
 )
 
 
+def _named_in(text: str, start: int, words: str) -> Named | None:
+    cleaned = clean_party(words)
+    return Named(cleaned[0], start, start + len(cleaned[0]), "") if cleaned else None
+
+
+# "Ribault Logistique prépare et expédie ... les commandes de Soravie Santé SAS": a sentence
+# opening a line names its subject, then, further on, a company known by its legal form or
+# as a group ("du Groupe Brenalis"); places ("Vitré", "Saint-Herblain") have neither.
+_SUBJECT_LINE = re.compile(
+    rf"(?:^|(?<=\n))[ \t]*(?:(?:La|Le|L'|The)\s+)?(?P<first>{_PROPER_RUN})\s+[a-z\u00e0-\u00ff]+"
+    r"(?P<sentence>[^\n]*?)(?:\.\s|\n|$)"
+)
+_COMPANY_CUE = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}|^(?:Groupe|Group)\s")
+
+
+def _subject_and_company(text: str) -> list[Named]:
+    for line in _SUBJECT_LINE.finditer(text, 0, min(len(text), 1500)):
+        first = _named_in(text, line.start("first"), line.group("first"))
+        if first is None:
+            continue
+        at = line.start("sentence")
+        for run in re.finditer(_PROPER_RUN, line.group("sentence")):
+            second = _named_in(text, at + run.start(), run.group())
+            # One of the two at least is plainly a company: "QUORVIA SAS", "Hydrelle SA".
+            if second is None or not _COMPANY_CUE.search(second.name):
+                continue
+            if _LEGAL_FORM_IN.search(first.name) or _LEGAL_FORM_IN.search(second.name):
+                return [first, second]
+    return []
+
+
 def _operative_sentence(text: str) -> list[Finding]:
     for sentence in _OPERATIVE.finditer(text, 0, min(len(text), 1500)):
         found = []
         for group in ("first", "second"):
-            cleaned = clean_party(sentence.group(group))
-            if cleaned is None:
+            named = _named_in(text, sentence.start(group), sentence.group(group))
+            if named is None:
                 break
-            start = sentence.start(group)
-            named = Named(cleaned[0], start, start + len(cleaned[0]), "")
-            found.append(_finding(text, named, "operative_sentence", Party(cleaned[0])))
+            found.append(_finding(text, named, "operative_sentence", Party(named.name)))
         if len(found) == 2:
             return found
-    return []
+    return [
+        _finding(text, named, "operative_sentence", Party(named.name))
+        for named in _subject_and_company(text)
+    ]
 
 
 # A title or a definition ("made between SEV and DCL") may name the parties by abbreviations

@@ -433,3 +433,18 @@ def test_companies_listed_by_commas_each_closed_by_a_legal_form() -> None:
         "Niwa Printing Co., Ltd.",
         "Volta Mask Corporation",
     ]
+
+
+def test_an_operative_first_sentence_names_a_subject_and_a_company_by_its_legal_form() -> None:
+    text = (
+        "CONTRAT DE SOUS-TRAITANCE\n\nARTICLE 1 — PRESTATIONS\nMarvel Transports prépare "
+        "depuis son entrepôt de Rennes les commandes de Pelouse Médical SAS, chaque jour.\n"
+    )
+    parties = extract_parties(text)
+    assert [(f.value.name, f.rule) for f in parties] == [
+        ("Marvel Transports", "operative_sentence"),
+        ("Pelouse Médical SAS", "operative_sentence"),
+    ]
+    assert all(f.confidence <= 0.6 for f in parties)
+    places_only = "ARTICLE 1 — OBJET\nMarvel Transports livre chaque jour les magasins de Rennes.\n"
+    assert extract_parties_from_text(places_only) == []
