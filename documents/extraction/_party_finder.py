@@ -69,17 +69,22 @@ def _finding(text: str, named: Named, rule: str, party: Party | None = None) -> 
 # --- labelled lines: "Party A: X", "LICENSOR: X", "Le Client : X" -----------------------------
 
 _LABEL = re.compile(
-    r"(?:^|(?<=[\n.;]))[ \t]*(?P<label>Party\s+[A-Z]|PARTY\s+[A-Z]|[A-Z][A-Za-z\u00c0-\u017f]{3,20}"
-    r"(?:\s[A-Z][a-z]+)?)[ \t]*(?:\((?P<role>[^()\n]{1,30})\))?[ \t]*[:\uff1a][ \t]*"
+    # Two spaces stand for a line break the text extraction lost ('parties"):   Company: X').
+    r"(?:^|(?<=[\n.;])|(?<=\s\s))[ \t]*(?P<label>Party\s+[A-Z]|PARTY\s+[A-Z]"
+    r"|[A-Z][A-Za-z\u00c0-\u017f]{3,20}(?:\s[A-Z][a-z]+)?)"
+    r"[ \t]*(?:\((?P<role>[^()\n]{1,30})\))?[ \t]*[:\uff1a][ \t]*"
     r"|\b(?P<spaced>Party\s+[A-Z]|PARTY\s+[A-Z])[ \t]*(?:\([^()\n]{1,30}\))?[ \t]*[:\uff1a][ \t]*",
 )
+
+# A form's field for a party: "Company Name: Cardlytics, Inc.", "Provider Name: X".
+_NAME_FIELD = re.compile(r"\s+Name$")
 
 
 def _labelled_lines(text: str) -> list[Finding]:
     found: list[Finding] = []
     for line in _LABEL.finditer(text, 0, min(len(text), HEAD_CHARS)):
         label = (line.group("label") or line.group("spaced")).strip()
-        written = line.group("role") or label
+        written = line.group("role") or _NAME_FIELD.sub("", label)
         role = role_for_term(written)
         if role is None and not re.fullmatch(r"(?i)party\s+[a-z]", label):
             continue
@@ -105,7 +110,8 @@ _TERM_IN_PARENS = re.compile(
 _NAME_OPENING = re.compile(
     r"\n|[;:)]\s|\b(?:and|AND|between|BETWEEN|among|by|BY|with|WITH|entre|et)\s|\.\s+(?=[A-Z])"
 )
-_ABBREVIATION = re.compile(rf"(?:{LEGAL_FORM_RE}|\b[A-Z])\s*$")
+_LEGAL_FORM_IN = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}")
+_ABBREVIATION = re.compile(rf"(?:{LEGAL_FORM_RE}|\b[A-Z]\.?)\s*$")
 
 
 def _openings(window: str) -> list[int]:
@@ -121,17 +127,40 @@ def _openings(window: str) -> list[int]:
     return starts
 
 
+# A name inside a sentence, after a verb ("... appoint FEDERATED ADVISORY SERVICES COMPANY, a
+# statutory trust ("FASC")", "under which MediaNet Group Technologies, Inc., a Nevada ...");
+# not after an article or a preposition that opens a description ("a Pennsylvania
+# corporation", "the laws of British Columbia").
+_CAPITAL_AFTER_WORD = re.compile(
+    r"\b(?!(?:a|an|the|of|in|at|on|under|from|laws)\b)[a-z]+,?\s+(?=[A-Z])"
+)
+# A name read in mid-sentence must be introduced as a party: its legal form, or a
+# description or its defined term right after it (the window ends where the term opens).
+_INTRODUCED_HERE = re.compile(r"^\s*(?:,\s*(?:a|an)\s|\(|$)")
+
+
+def _name_in_clause(text: str, opening: int, term_start: int) -> Named | None:
+    cleaned = clean_party(text[opening:term_start])
+    if cleaned is None:
+        return None
+    start = text.find(cleaned[0], opening)
+    return Named(cleaned[0], start, start + len(cleaned[0]), cleaned[1]) if start >= 0 else None
+
+
 def _name_before(text: str, window_start: int, term_start: int) -> Named | None:
     # The earliest clause that opens with a name: "IREYA B.V, represented by Andrea van
     # Elsas, ("Consultant")" is IREYA's, not its representative's.
-    for offset in _openings(text[window_start:term_start]):
-        opening = window_start + offset
-        cleaned = clean_party(text[opening:term_start])
-        if cleaned is None:
-            continue
-        start = text.find(cleaned[0], opening)
-        if start >= 0:
-            return Named(cleaned[0], start, start + len(cleaned[0]), cleaned[1])
+    window = text[window_start:term_start]
+    for offset in _openings(window):
+        named = _name_in_clause(text, window_start + offset, term_start)
+        if named is not None:
+            return named
+    for capital in _CAPITAL_AFTER_WORD.finditer(window):
+        named = _name_in_clause(text, window_start + capital.end(), term_start)
+        if named is not None and (
+            _LEGAL_FORM_IN.search(named.name) or _INTRODUCED_HERE.match(named.rest)
+        ):
+            return named
     return None
 
 
@@ -226,19 +255,51 @@ _OPERATIVE = re.compile(
 )
 
 
+def _named_in(text: str, start: int, words: str) -> Named | None:
+    cleaned = clean_party(words)
+    return Named(cleaned[0], start, start + len(cleaned[0]), "") if cleaned else None
+
+
+# "Ribault Logistique prépare et expédie ... les commandes de Soravie Santé SAS": a sentence
+# opening a line names its subject, then, further on, a company known by its legal form or
+# as a group ("du Groupe Brenalis"); places ("Vitré", "Saint-Herblain") have neither.
+_SUBJECT_LINE = re.compile(
+    rf"(?:^|(?<=\n))[ \t]*(?:(?:La|Le|L'|The)\s+)?(?P<first>{_PROPER_RUN})\s+[a-z\u00e0-\u00ff]+"
+    r"(?P<sentence>[^\n]*?)(?:\.\s|\n|$)"
+)
+_COMPANY_CUE = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}|^(?:Groupe|Group)\s")
+
+
+def _subject_and_company(text: str) -> list[Named]:
+    for line in _SUBJECT_LINE.finditer(text, 0, min(len(text), 1500)):
+        first = _named_in(text, line.start("first"), line.group("first"))
+        if first is None:
+            continue
+        at = line.start("sentence")
+        for run in re.finditer(_PROPER_RUN, line.group("sentence")):
+            second = _named_in(text, at + run.start(), run.group())
+            # One of the two at least is plainly a company: "QUORVIA SAS", "Hydrelle SA".
+            if second is None or not _COMPANY_CUE.search(second.name):
+                continue
+            if _LEGAL_FORM_IN.search(first.name) or _LEGAL_FORM_IN.search(second.name):
+                return [first, second]
+    return []
+
+
 def _operative_sentence(text: str) -> list[Finding]:
     for sentence in _OPERATIVE.finditer(text, 0, min(len(text), 1500)):
         found = []
         for group in ("first", "second"):
-            cleaned = clean_party(sentence.group(group))
-            if cleaned is None:
+            named = _named_in(text, sentence.start(group), sentence.group(group))
+            if named is None:
                 break
-            start = sentence.start(group)
-            named = Named(cleaned[0], start, start + len(cleaned[0]), "")
-            found.append(_finding(text, named, "operative_sentence", Party(cleaned[0])))
+            found.append(_finding(text, named, "operative_sentence", Party(named.name)))
         if len(found) == 2:
             return found
-    return []
+    return [
+        _finding(text, named, "operative_sentence", Party(named.name))
+        for named in _subject_and_company(text)
+    ]
 
 
 # A title or a definition ("made between SEV and DCL") may name the parties by abbreviations

@@ -28,7 +28,10 @@ _ANCHOR = re.compile(
     r"|\bparties\b\s*:?\s*(?=\(?(?:1|a|i)[.)])"
     # A letter agreement lists its parties after the salutation: "Ladies and Gentlemen: X
     # (the "Company"), Y (the "Bank") ... confirm with you (the "Agent")".
-    r"|\b(?:Ladies\s+and\s+Gentlemen|Dear\s+Sirs(?:\s+and\s+Mesdames)?)\s*:",
+    r"|\b(?:Ladies\s+and\s+Gentlemen|Dear\s+Sirs(?:\s+and\s+Mesdames)?)\s*:"
+    # A contract without a preamble may introduce its parties in its first recital:
+    # "WHEREAS HEMISPHERX is a biopharmaceutical company ... and X Co. LTD is a ...".
+    r"|\bWHEREAS\b,?(?=\s+(?-i:[A-Z])[^.;]{0,80}?\sis\s+an?\s)",
     re.IGNORECASE,
 )
 _SEGMENT_END = re.compile(
@@ -63,13 +66,19 @@ _LEGAL_FORM_CLUSTER = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}(?:\s*,?\s*{LEGAL_F
 _SPLIT = re.compile(
     r"(?:(?<=[)\"”»,.])|(?<=\bpart))\s*,?\s*(?:and|et)\b\s*[:,]?\s+"
     r"|;\s*(?:and\s+)?|(?<=[\"”]\))\s*,\s+(?=(?-i:[A-Z])[^()]{0,80}(?:\([^()]{0,30}\)[^()]{0,60})?\(\s*(?:the\s+)?[\"“])"
-    r"|,\s*together\s+with\s+(?=(?-i:[A-Z]))|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s",
+    r"|,\s*together\s+with\s+(?=(?-i:[A-Z]))|\bD['\u2019]AUTRE\s+PART\b|\bET\s*:\s*|\s\((?:[2-6]|[b-f]|ii|iii|iv)\)\s"
+    # "("Purolator") - and - PARCELWAY ...": the "and" set apart by dashes on its own line.
+    r"|\s[-\u2013\u2014]+\s*(?:and|et)\s*[-\u2013\u2014]+\s"
+    # '("Photronics"), Dai Nippon Printing Co., Ltd., a Japanese corporation with a long
+    # address ("DNP")': a defined term closed, then a company's name with its legal form.
+    rf"|(?<=[\"”]\))\s*,\s+(?=(?-i:[A-Z][^()]{{0,60}}?{LEGAL_FORM_RE}))",
     re.IGNORECASE,
 )
 # Where a party's name ends and its description begins.
 _NAME_END = re.compile(
     rf",\s+(?!{LEGAL_FORM_RE})|\s*\(|\s+(?:a|an)\s+|\s*[«“\"]|\s+(?:with|having|whose|located"
-    r"|organi[sz]ed|incorporated\s+under|residing|domiciled|acting|hereinafter|herein|dated"
+    r"|is(?=\s+an?\s)|of(?=\s+[\[\d])|organi[sz]ed|incorporated\s+under|residing|domiciled"
+    r"|acting|hereinafter|herein|dated"
     r"|au\s+capital|immatricul|dont|repr[ée]sent|ci-apr[eè]s|soci[ée]t[ée]\s+(?:par|à|anonyme)"
     r"|sise?|demeurant|n[ée]e?\s+le|d['\u2019]une\s+part|d['\u2019]autre\s+part|Address|Registered"
     r"|Legal\s+Representative|on\s+behalf|for\s+itself|effective|as\s+of|of\s+the\s+one"
@@ -78,7 +87,8 @@ _NAME_END = re.compile(
 # A name followed by a verb is the subject of a sentence ("Premier are each referred to
 # as"), not a party being introduced.
 _SENTENCE_SUBJECT = re.compile(
-    r"^\s+(?:are|is|was|were|may|shall|will|agrees?|desires?|wishes|each|collectively"
+    r"^\s+(?:are|is(?!\s+an?\s+(?:[\w-]+\s+){0,3}?(?:company|corporation|partnership|trust|bank"
+    r"|firm|entity))|was|were|may|shall|will|agrees?|desires?|wishes|each|collectively"
     r"|individually|together|to\s+be|hereby|has|have|owns?)\b"
 )
 # "the following parties" comes before "the": the first alternative that matches is kept.
@@ -87,7 +97,9 @@ _LEADING_ARTICLES = re.compile(
     r"^(?:the\s+following\s+parties\s*:?\s*|[-\u2013\u2014_]+\s*(?:and\s*[-\u2013\u2014_]+\s*)?"
     r"|(?:(?:la|le|les|the)\s+|l['\u2019]\s*)(?:soci[ée]t[ée]\s+)?|soci[ée]t[ée]\s+|:\s*"
     r"|\(?\d{1,2}\)\s*|\d{1,2}\.\s+|\([a-z]\)\s*|\((?:the\s+)?[A-Z][a-z]{2,20}\)\s*(?=[A-Z])"
-    r"|parties\s*:\s*|party\s+[a-z]\s*:\s*|its\s+[A-Z][a-z]+,\s*(?=[A-Z]))+",
+    r"|parties\s*:\s*|party\s+[a-z]\s*:\s*|its\s+[A-Z][a-z]+,\s*(?=[A-Z])"
+    # A person's calling before the name: "between professional golfer, TOM WATSON, (...)".
+    r"|(?-i:[a-z]+\s+[a-z]+),\s+(?=(?-i:[A-Z])))+",
     re.IGNORECASE,
 )
 # A preamble's "between" follows "made", "entered into", "dated"...; one in a table of
@@ -108,7 +120,11 @@ _GENERIC = re.compile(
     r"^(?:the\s+)?(?:(?:parties|party|undersigned|company|us|you|we|name|title|date|term"
     r"|notices?|acceptance|conditions|signature|address)$|(?:soussign|each|both|entre|between"
     r"|section|article|schedule|exhibit|annex|whereas|recitals?|table|in\s+witness|now|this"
-    r"|by|all|any|such|said|other|either|neither|party\s+[a-z]\b|les\s+parties)\b)",
+    r"|by|all|any|such|said|other|either|neither|party\s+[a-z]\b|les\s+parties|board\s+of"
+    r"|know\s+all\s+men|these\s+presents"
+    # A letter's date above its addressee ("July 20, 2018") is no name.
+    r"|(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december)\s+\d+)\b)",
     re.IGNORECASE,
 )
 # A party is never called "Agreement" or a page heading's number ("Audits 35 5.").
@@ -119,7 +135,7 @@ _NOT_IN_A_NAME = re.compile(
 _NAME_LINKS = frozenset(
     {
         "of", "and", "&", "de", "du", "des", "la", "le", "les", "d", "l", "the", "for", "y",
-        "et", "e", "da", "van", "von", "der", "den", "di", "d/b/a", "dba", "in", "on", "zo.o",
+        "et", "e", "da", "van", "von", "der", "den", "di", "d/b/a", "dba", "in", "on", "zo.o", "/",
     }
 )  # fmt: skip
 # "Mr. Nirmal Minda", "Gregory P. Spivy": a person named as a party.
@@ -159,7 +175,8 @@ def _looks_like_a_name(name: str) -> bool:
     words = name.split()
     if not (1 <= len(words) <= 10) or len(name) < 2 or _GENERIC.match(name):
         return False
-    if not any(char.isalpha() for char in name) or ":" in name or "%" in name:
+    # "<<enter Company Name>>" is a form's blank, not a name.
+    if not any(char.isalpha() for char in name) or any(char in name for char in ":%<>"):
         return False
     # "Franchisor" or "the Distributor" alone is a defined term standing in for a name.
     if _NOT_IN_A_NAME.search(name) or role_for_term(name) is not None:
@@ -221,17 +238,33 @@ _BARE_AND = re.compile(
 )
 
 
+def _listed(chunk: str) -> list[tuple[str, str]]:
+    """The names a chunk opens with: one, or a list of companies each closed by its legal
+    form ("UNITED TECHNOLOGIES CORPORATION, OTIS WORLDWIDE CORPORATION")."""
+    cleaned = clean_party(chunk)
+    names: list[tuple[str, str]] = []
+    while cleaned is not None and len(names) < 6:
+        names.append(cleaned)
+        name, rest = cleaned
+        if not (_LEGAL_FORM_CLUSTER.search(name) and rest.startswith(", ")):
+            break
+        cleaned = clean_party(rest)
+        if cleaned is not None and not _LEGAL_FORM_CLUSTER.search(cleaned[0]):
+            break
+    return names
+
+
 def _named(pieces: list[tuple[str, int]], head: str, offsets: list[int]) -> list[Named]:
     found: list[Named] = []
     for chunk, at in pieces:
-        cleaned = clean_party(chunk)
-        if cleaned is None:
-            continue
-        name, rest = cleaned
-        start = head.find(name, at)
-        if start < 0:
-            continue
-        found.append(Named(name, offsets[start], offsets[start + len(name) - 1] + 1, rest[:400]))
+        start = at
+        for name, rest in _listed(chunk):
+            start = head.find(name, start)
+            if start < 0:
+                break
+            end = offsets[start + len(name) - 1] + 1
+            found.append(Named(name, offsets[start], end, rest[:400]))
+            start += len(name)
     return found
 
 

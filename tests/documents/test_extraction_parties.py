@@ -324,3 +324,127 @@ def test_a_title_between_stops_where_the_preamble_sentence_starts() -> None:
     names = extract_parties_from_text(text)
     assert "NORDTEL and K-Mobile" not in names
     assert len(names) == 2
+
+
+def test_a_party_below_a_closed_defined_term_and_a_dashed_and() -> None:
+    text = (
+        "THIS AGREEMENT made June 30 BETWEEN: TALLIS MEDIA, L.P., represented by its partner "
+        '(hereinafter called "TM")      - and -      NORWEND.COM INC. a California corporation '
+        '(hereinafter called "NW") WHEREAS TM hosts a web site.'
+    )
+    assert extract_parties_from_text(text) == ["TALLIS MEDIA, L.P.", "NORWEND.COM INC"]
+
+
+def test_a_form_field_names_the_party_the_preamble_leaves_blank() -> None:
+    text = (
+        "Agreement Number: 42  Company Name:  Quillan Data, Inc.\n\nThis AGREEMENT is entered "
+        'into by and between Orbis Bank, N.A. ("Orbis"), and the above-named Supplier.'
+    )
+    parties = extract_parties(text)
+    assert [(f.value.name, f.value.role, f.rule) for f in parties] == [
+        ("Quillan Data, Inc.", "company", "labelled_line"),
+        ("Orbis Bank, N.A.", None, "preamble"),
+    ]
+    spaced = (
+        'This Agreement is made by and between Vesta Labs, LLC ("Vesta") and the company set '
+        'forth below ("Company"):   Company: Brondel Systems, Inc. (BRD) Telephone: 555'
+    )
+    assert extract_parties_from_text(spaced) == ["Vesta Labs, LLC", "Brondel Systems, Inc."]
+
+
+def test_a_letter_date_is_not_a_party_and_a_name_after_a_verb_is() -> None:
+    letter = (
+        "CONSULTING AGREEMENT\n\nMay 12, 2019\n\nDear Anna:\n\nCorvex, Inc, a Texas corporation "
+        '(the "Company"), is pleased to retain Anna Pirelli ("Consultant") as follows.'
+    )
+    assert extract_parties_from_text(letter) == ["Corvex, Inc", "Anna Pirelli"]
+    power = (
+        "KNOW ALL MEN BY THESE PRESENTS, that DUNMERE CAPITAL COMPANY, a Delaware statutory "
+        'trust (the "Adviser"), does hereby appoint DUNMERE RESEARCH COMPANY, a Delaware '
+        'statutory trust ("DRC"), to act as its agent.'
+    )
+    assert extract_parties_from_text(power) == [
+        "DUNMERE CAPITAL COMPANY",
+        "DUNMERE RESEARCH COMPANY",
+    ]
+
+
+def test_a_place_in_a_description_is_not_read_as_a_party() -> None:
+    text = (
+        'THIS AGREEMENT is made between HALDEN CAPITAL CORP. (the "Issuer") and the sponsor, '
+        "a company amalgamated under the laws of British Columbia, having its office in "
+        'Vancouver (the "Sponsor").'
+    )
+    assert extract_parties_from_text(text) == ["HALDEN CAPITAL CORP"]
+
+
+def test_numbered_parties_introduced_as_a_company_and_a_person() -> None:
+    text = (
+        "PARTIES (1) Marlow Analytics UK Limited is a company registered in England whose "
+        'office is at 2 Fleet Lane, London (the "Employer"); and (2) Edwin Carrow of [address '
+        'removed] (the "Executive"). AGREED TERMS 1. Definitions.'
+    )
+    assert extract_parties_from_text(text) == ["Marlow Analytics UK Limited", "Edwin Carrow"]
+
+
+def test_a_first_recital_introduces_the_parties_of_a_contract_without_preamble() -> None:
+    text = (
+        "Supply Agreement   WHEREAS VORTEXA is a pharmaceutical company with offices at 1 Penn "
+        'Plaza ("VORTEXA") and Alharbi Medical Co. LTD is a distribution company located in '
+        'Riyadh ("ALH"), each a "Party", and WHEREAS VORTEXA owns a drug.'
+    )
+    assert extract_parties_from_text(text) == ["VORTEXA", "Alharbi Medical Co. LTD"]
+
+
+def test_a_calling_before_a_name_and_a_slash_inside_one() -> None:
+    golfer = (
+        "This Agreement is entered into on May 2 between professional golfer, ANNA FELL, "
+        '(hereinafter referred to as "CONSULTANT") and BRIXTON GOLF, LTD. (hereinafter '
+        'referred to as "BRIXTON").'
+    )
+    assert extract_parties_from_text(golfer) == ["ANNA FELL", "BRIXTON GOLF, LTD"]
+    fund = (
+        'THIS AGREEMENT (this "Agreement") between Harrow / KPS Credit Income Fund, a Delaware '
+        'statutory trust ("Client") and Pellam Services LLC, a New Jersey company ("Agent").'
+    )
+    assert extract_parties_from_text(fund) == [
+        "Harrow / KPS Credit Income Fund",
+        "Pellam Services LLC",
+    ]
+
+
+def test_companies_listed_by_commas_each_closed_by_a_legal_form() -> None:
+    title = (
+        "PATENT AGREEMENT\n\nby and among\n\nKELVAR INDUSTRIES CORPORATION,\n\nRONDO LIFTS "
+        "CORPORATION\n\nand\n\nBRAXTON CLIMATE CORPORATION\n\nDated as of April 2, 2020"
+    )
+    assert extract_parties_from_text(title)[:2] == [
+        "KELVAR INDUSTRIES CORPORATION",
+        "RONDO LIFTS CORPORATION",
+    ]
+    long_address = (
+        "This AGREEMENT is made by and among\n\nVolta, Inc., a Connecticut corporation with its "
+        'place of business at 15 Secor Road ("Volta"),\n\nNiwa Printing Co., Ltd., a Japanese '
+        "corporation with its principal place of business at 1-1 Ichigaya Kagacho, Shinjuku-ku, "
+        'Tokyo, Japan ("NP"), and\n\nVolta Mask Corporation, a Taiwan company ("VMC").'
+    )
+    assert extract_parties_from_text(long_address) == [
+        "Volta, Inc.",
+        "Niwa Printing Co., Ltd.",
+        "Volta Mask Corporation",
+    ]
+
+
+def test_an_operative_first_sentence_names_a_subject_and_a_company_by_its_legal_form() -> None:
+    text = (
+        "CONTRAT DE SOUS-TRAITANCE\n\nARTICLE 1 — PRESTATIONS\nMarvel Transports prépare "
+        "depuis son entrepôt de Rennes les commandes de Pelouse Médical SAS, chaque jour.\n"
+    )
+    parties = extract_parties(text)
+    assert [(f.value.name, f.rule) for f in parties] == [
+        ("Marvel Transports", "operative_sentence"),
+        ("Pelouse Médical SAS", "operative_sentence"),
+    ]
+    assert all(f.confidence <= 0.6 for f in parties)
+    places_only = "ARTICLE 1 — OBJET\nMarvel Transports livre chaque jour les magasins de Rennes.\n"
+    assert extract_parties_from_text(places_only) == []
