@@ -46,6 +46,16 @@ EVAL_KEYS = {
     "governing_law",
     "seconds",
     "errors",
+    "agreement_date",
+    "effective_date",
+    "expiration_date",
+    "renewal_term_present",
+    "renewal_notice",
+    "contract_type",
+    "extraction_ms",
+    "targets",
+    "errors_by_cause",
+    "date_examples",
 }
 
 CONTRACTS = {
@@ -151,7 +161,8 @@ def test_eval_metadata_on_cuad_stays_above_the_floors():
 
     result = json.loads(out.getvalue())
     assert set(result) == EVAL_KEYS
-    assert len(list(eval_metadata.result_lines(result))) == 3 + len(result["errors"])
+    lines = list(eval_metadata.result_lines(result))
+    assert len(lines) == 1 + len(result["targets"]) + 3 + len(result["errors_by_cause"])
     assert result["dataset"] == "cuad"
     assert result["contracts"] == 20
     assert result["unmatched"] == 0
@@ -171,6 +182,45 @@ def test_eval_metadata_on_cuad_stays_above_the_floors():
     assert result["governing_law"]["accuracy"] >= 0.8
     assert result["parties"]["at_least_one"] >= 0.6
     assert len(result["errors"]) <= 20
+    # Floors well under the full run's numbers (README → Measured), on 20 contracts.
+    assert result["agreement_date"]["accuracy"] >= 0.75
+    assert result["contract_type"]["accuracy"] >= 0.8
+    assert set(result["targets"]) == {
+        "agreement_date",
+        "expiration_date",
+        "contract_type",
+        "both_main_parties",
+        "governing_law",
+    }
+    assert len(result["errors_by_cause"]) <= 20
+    assert result["extraction_ms"]["median"] > 0
+
+
+def test_eval_metadata_on_brenalis_read_from_pdfs_never_guesses_a_signature():
+    path = shared_data("dataroom-brenalis", "exemple_data_room.json")
+    out = StringIO()
+    call_command(
+        "eval_metadata", "--suite", "brenalis-text", "--brenalis", str(path), "--json", stdout=out
+    )
+    result = json.loads(out.getvalue())
+    assert result["suite"] == "brenalis-text" and result["contracts"] == 20
+    fields = result["fields"]
+    assert set(fields) == {
+        "signature_date",
+        "end_date",
+        "parties",
+        "governing_law",
+        "contract_type",
+    }
+    # The texts rarely state their signature date: we must say unknown, not guess.
+    assert fields["signature_date"]["guessed"] == 0
+    assert fields["contract_type"]["accuracy"] >= 0.8
+    assert fields["parties"]["accuracy_when_stated"] >= 0.7
+
+
+def test_eval_metadata_refuses_a_missing_brenalis_file(tmp_path):
+    with pytest.raises(CommandError, match="No Brenalis data room"):
+        call_command("eval_metadata", "--suite", "brenalis-text", "--brenalis", str(tmp_path / "x"))
 
 
 def test_csv_filenames_pair_with_the_text_files_despite_cuads_renaming():

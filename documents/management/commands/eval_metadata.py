@@ -71,27 +71,30 @@ class Command(MeasurementCommand):
 
 
 def result_lines(result: dict[str, Any]) -> Iterator[str]:
-    """The human summary: coverage, party and law scores, then the first errors."""
+    """The human summary: coverage, each field against its target, speed, then the most
+    frequent causes of misses."""
     parties, law = result["parties"], result["governing_law"]
     yield (
         f"CUAD: {result['contracts']} contracts evaluated, {result['unmatched']} unmatched, "
         f"{result['seconds']} s"
     )
+    for name, target in result["targets"].items():
+        verdict = "met" if target["met"] else "NOT met"
+        yield f"  {name:<18} {target['measured']:.1%} (target {target['target']:.0%}: {verdict})"
     yield (
-        f"Parties: both main found {parties['both_main_found']:.1%}, at least one "
-        f"{parties['at_least_one']:.1%}, recall {parties['recall']:.1%}, "
-        f"precision {parties['precision']:.1%}"
+        f"  effective date {result['effective_date']['accuracy']:.1%}, expiration strict "
+        f"{result['expiration_date']['strict_accuracy']:.1%}, renewal present "
+        f"{result['renewal_term_present']['accuracy']:.1%}"
     )
     yield (
-        f"Governing law: accuracy {law['accuracy']:.1%} over {law['evaluated']}; "
-        f"{law['unnormalisable_gold']} gold answers outside the vocabulary, "
-        f"{law['false_positive']} found where CUAD has none"
+        f"  parties: at least one {parties['at_least_one']:.1%}, recall {parties['recall']:.1%}, "
+        f"precision {parties['precision']:.1%}; law: {law['unnormalisable_gold']} gold answers "
+        f"outside the vocabulary, {law['false_positive']} found where CUAD has none"
     )
-    for error in result["errors"]:
-        yield (
-            f"  {error['field']:<14} {error['file'][:60]}: expected {error['expected']!r}, "
-            f"got {error['got']!r}"
-        )
+    timing = result["extraction_ms"]
+    yield f"  extraction per contract: median {timing['median']} ms, p95 {timing['p95']} ms"
+    for cause in result["errors_by_cause"]:
+        yield f"  miss: {cause['cause']} ({cause['count']})"
 
 
 def brenalis_lines(result: dict[str, Any]) -> Iterator[str]:
