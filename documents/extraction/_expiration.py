@@ -64,7 +64,11 @@ _TERM_CLAUSE = re.compile(
     r"|\b(?:initial\s+)?(?:term|contract\s+period|service\s+period|expiration\s+date)\b[\"”]?"
     r"\s+(?:shall\s+)?means?\b"
     r"|\b(?:this|the)\s+(?:[\w-]+\s+){0,3}?(?:agreement|contract)\s+is\s+entered\s+into\s+for"
-    r"|(?:^|\n)[ \t]*(?:term|expiration\s+date|termination\s+date|contract\s+end)\s*:",
+    r"|(?:^|\n)[ \t]*(?:\d+(?:\.\d+)*\.?\s+)?(?:term|expiration\s+date|termination\s+date"
+    r"|contract\s+end)\s*:|(?:^|\n)[ \t]*term\s+of\s+execution\b"
+    # '... and shall continue for three years thereafter (the "Initial Term")': whatever its
+    # subject ("Agent's appointment", "It"), the sentence that names the Initial Term states it.
+    r"|\((?:such\s+\w+(?:\s+period)?,?\s+)?(?:the\s+)?[\"“](?:initial\s+)?term[\"”]\)",
     re.IGNORECASE,
 )
 # "This Agreement ... shall continue": the verb is found first (it is rarer), then its subject.

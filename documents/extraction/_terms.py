@@ -37,7 +37,11 @@ _EXPLICIT_END_RULES = (
     r"\bdate\s+de\s+fin\s*:?\s*(?:le\s+)?",
     rf"\bdu\s+{DATE_PHRASE}\s+au\s+",
     rf"\bfrom\s+{DATE_PHRASE}\s+(?:to|until|through)\s+",
-    r"\b(?:until|through|till)\s+(?:and\s+including\s+)?",
+    r"\b(?:until|through|till)\s+(?:and\s+including\s+|to\s+)?",
+    # "in no event later than February 28, 2013": the latest the term can run.
+    r"\bin\s+no\s+event\s+later\s+than\s+",
+    # "TERM: November 01, 2014 to October 31, 2017": a period whose start is written bare.
+    rf"{DATE_PHRASE}\s*,?\s*(?:to|through(?:\s+to)?|until|[-\u2013])\s+",
     r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate|conclud(?:e|es|ing))"
     r"\s+(?:on|upon|as\s+of|at)\s+(?:the\s+)?",
     r"\bup\s+to\s+(?:and\s+including\s+)?",
@@ -51,7 +55,14 @@ _RULE_LOOKBACK_CHARS = 120
 # In the term clause, a date that no rule introduces is its end unless it is the start.
 _START_WORDS = re.compile(
     r"(?:commenc\w*|begin\w*|start\w*|effective|dated|as\s+of|from|since|entered\s+into"
-    r"|made|signed|executed|du|[àa]\s+compter\s+du|le)\s+(?:on\s+|as\s+of\s+|from\s+)?(?:the\s+)?$",
+    r"|made|signed|executed|du|[àa]\s+compter\s+du|le|into\s+force)"
+    r"\s+(?:on\s+|upon\s+|as\s+of\s+|from\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+_NAMES_A_START = re.compile(
+    r"\s*\((?:such\s+date,?\s+)?(?:the\s+)?[\"“][\w\s-]{0,30}?(?:effective|commencement|start)"
+    r"\s+date[\"”]",
     re.IGNORECASE,
 )
 
@@ -95,6 +106,7 @@ _START_AFTER = re.compile(
 )
 _START_BEFORE = re.compile(
     rf"(?:prend\s+effet|prendra\s+effet|commence|débute|entre\s+en\s+vigueur|effective"
+    rf"|comes?\s+into\s+force"
     rf"|starts?|commenc(?:es|ing)|begins?)\s+(?:on\s+|upon\s+|as\s+of\s+)?(?:le\s+|the\s+)?{_D}",
     re.IGNORECASE,
 )
@@ -245,6 +257,8 @@ def _explicit_end(scope: _Scope) -> Finding | None:
             if not _START_WORDS.search(text, max(0, start - 40), start)
             # A filing stamp ("Source: ACME INC, 8-K, 8/8/2019") dates the filing.
             and "Source:" not in text[text.rfind("\n", 0, start) + 1 : start]
+            # "September 2, 2019 (such date, the "Effective Date")" is where the term starts.
+            and not _NAMES_A_START.match(text, end, end + 60)
         ]
         if ends:
             end_date, start, end = max(ends)
