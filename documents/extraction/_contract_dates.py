@@ -121,6 +121,13 @@ _EFFECTIVE_WORDING = re.compile(
     r"|prend(?:ra)?\s+effet|entre(?:ra)?\s+en\s+vigueur|effective\s+(?:as\s+of|on|from))\b",
     re.IGNORECASE,
 )
+# An unquoted definition: "EFFECTIVE DATE means 18 May 2000;" in a definitions table, "The
+# commencement date for this contract will be 16th June 2004."
+_EFFECTIVE_STATED = re.compile(
+    r"\b(?:effective|commencement)\s+date\s+(?:(?:for|of)\s+th(?:is|e)\s+(?:contract|agreement)\s+)?"
+    r"(?:shall\s+|will\s+)?(?:means?|be|is)\s+(?:the\s+)?(?=\d|[A-Z])",
+    re.IGNORECASE,
+)
 _MEANS_AGREEMENT_DATE = re.compile(
     r"date\s+(?:first\s+)?(?:above\s+)?written|date\s+(?:first\s+)?(?:set\s+forth|stated)\s+above"
     r"|date\s+hereof|date\s+of\s+(?:this|the)\s+agreement|execution\s+(?:date|of\s+this)"
@@ -372,6 +379,10 @@ def effective_date(text: str, agreement: PartialDate | None) -> Finding | Unknow
     stated = reader.effective_definition()
     if stated is not None:
         return stated
+    for wording in _EFFECTIVE_STATED.finditer(text, 0, min(len(text), 60000)):
+        phrase = reader.date_after(wording.end(), reach=30)
+        if phrase is not None:
+            return _finding(text, wording.start(), phrase, "effective_date_stated", 0.80)
     for wording in _EFFECTIVE_WORDING.finditer(text, 0, min(len(text), 60000)):
         phrase = reader.date_after(wording.end(), reach=60)
         if phrase is not None:
