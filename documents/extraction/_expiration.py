@@ -65,10 +65,17 @@ _TERM_CLAUSE = re.compile(
     r"\s+(?:shall\s+)?means?\b"
     r"|\b(?:this|the)\s+(?:[\w-]+\s+){0,3}?(?:agreement|contract)\s+is\s+entered\s+into\s+for"
     r"|(?:^|\n)[ \t]*(?:\d+(?:\.\d+)*\.?\s+)?(?:term|expiration\s+date|termination\s+date"
-    r"|contract\s+end)\s*:|(?:^|\n)[ \t]*term\s+of\s+execution\b"
-    # '... and shall continue for three years thereafter (the "Initial Term")': whatever its
-    # subject ("Agent's appointment", "It"), the sentence that names the Initial Term states it.
-    r"|\((?:such\s+\w+(?:\s+period)?,?\s+)?(?:the\s+)?[\"“](?:initial\s+)?term[\"”]\)",
+    r"|contract\s+end)\s*:|(?:^|\n)[ \t]*term\s+of\s+execution\b",
+    re.IGNORECASE,
+)
+# Whatever its subject ("Agent's appointment", "It"), the sentence that names the Initial Term
+# states it ('... for three years thereafter (the "Initial Term")'), as does "[it] shall have a
+# duration of two years". Checked at the key word only: one more alternative in the clause
+# pattern, searched around every "term", costs a quarter of its time.
+_NAMED_TERM_AT = re.compile(r"term[\"”]\)|(?:duration|term)\s+of\b", re.IGNORECASE)
+_NAMED_TERM_BEFORE = re.compile(
+    r"(?:\((?:such\s+\w+(?:\s+period)?,?\s+)?(?:the\s+)?[\"“](?:initial\s+)?"
+    r"|\bhave\s+an?\s+(?:initial\s+)?)$",
     re.IGNORECASE,
 )
 # "This Agreement ... shall continue": the verb is found first (it is rarer), then its subject.
@@ -80,8 +87,10 @@ _TERM_VERB = re.compile(
 )
 _TERM_VERB_LOWER = re.compile(_TERM_VERB.pattern)
 _SUBJECT_REACH = 260
-_CLAUSE_KEYWORD = re.compile(r"term|period|expiration|contract\s+end|entered\s+into\s+for", re.I)
-_CLAUSE_WORDS = ("term", "period", "expiration", "contract", "entered")
+_CLAUSE_KEYWORD = re.compile(
+    r"term|period|expiration|contract\s+end|entered\s+into\s+for|duration", re.I
+)
+_CLAUSE_WORDS = ("term", "period", "expiration", "contract", "entered", "duration")
 _AGREEMENT_SUBJECT = re.compile(
     rf"\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b", re.IGNORECASE
 )
@@ -109,7 +118,9 @@ _OPEN_ENDED = re.compile(
     r"|\bfor\s+(?:so|as)\s+long\s+as\b|\bas\s+long\s+as\b|indefinite|unlimited"
     r"|perpetu|\bwhen\s+terminated"
     r"|\bthrough\s+the\s+(?:completion|expiration|termination)|\bupon\s+the\s+(?:completion"
-    r"|expiration|termination)",
+    r"|expiration|termination)"
+    # "shall end on the 60th day following a written notice from one party to the other"
+    r"|\bfollowing\s+(?:a\s+|the\s+|such\s+)?(?:written\s+)?notice\b",
     re.IGNORECASE,
 )
 # "shall terminate upon the Trust's payment", "shall expire if the Adviser ceases to serve": an
@@ -204,11 +215,14 @@ def _clause(text: str, position: int) -> tuple[int, int]:
 def _clause_anchors(text: str) -> list[int]:
     # The clause pattern is tried only around its key words (scanning it over a whole
     # contract costs five times more), the verbs in the lower-cased text (a third faster).
-    positions = [
-        match.start()
-        for keyword in word_starts(text, _CLAUSE_WORDS, _CLAUSE_KEYWORD)
-        if (match := _TERM_CLAUSE.search(text, max(0, keyword - 60), keyword + 80))
-    ]
+    positions: list[int] = []
+    for keyword in word_starts(text, _CLAUSE_WORDS, _CLAUSE_KEYWORD):
+        if match := _TERM_CLAUSE.search(text, max(0, keyword - 60), keyword + 80):
+            positions.append(match.start())
+        elif _NAMED_TERM_AT.match(text, keyword) and (
+            named := _NAMED_TERM_BEFORE.search(text, max(0, keyword - 45), keyword)
+        ):
+            positions.append(named.start())
     lower = lowered(text)
     verbs = _TERM_VERB_LOWER.finditer(lower) if lower is not None else _TERM_VERB.finditer(text)
     for verb in verbs:

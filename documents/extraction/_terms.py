@@ -41,7 +41,8 @@ _EXPLICIT_END_RULES = (
     # "in no event later than February 28, 2013": the latest the term can run.
     r"\bin\s+no\s+event\s+later\s+than\s+",
     # "TERM: November 01, 2014 to October 31, 2017": a period whose start is written bare.
-    rf"{DATE_PHRASE}\s*,?\s*(?:to|through(?:\s+to)?|until|[-\u2013])\s+",
+    # (the start's year is enough to see it: the whole date phrase costs a scan per date).
+    r"\b(?:19|20)\d{2}\s*,?\s*(?:to|through(?:\s+to)?|until|[-\u2013])\s+",
     r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate|conclud(?:e|es|ing))"
     r"\s+(?:on|upon|as\s+of|at)\s+(?:the\s+)?",
     r"\bup\s+to\s+(?:and\s+including\s+)?",
@@ -84,7 +85,7 @@ _STRONG_AFTER = re.compile(
 )
 # Renewal periods ("successive one-year terms") are not the initial term.
 _EXCLUDED_BEFORE = re.compile(
-    r"(?:chaque|each|essai|trial|pr[ée]avis|notice|within|dans\s+les|at\s+least|au\s+moins"
+    r"\b(?:chaque|each(?!\s+(?:party|of\s+the\s+parties)\b)|essai|trial|pr[ée]avis|notice|within|dans\s+les|at\s+least|au\s+moins"
     r"|euribor|libor|d[ée]lai|successive|additional|renewal|renew(?:ed|s)?|extension|further"
     r"|subsequent|renouvel\w*|reconduction|reconduit\w*|suppl[ée]mentaires?)\b[^.]{0,40}$"
     # What outlives the term ("during the Term and for one (1) year thereafter", "shall
@@ -310,7 +311,9 @@ def _stated_durations(scope: _Scope, start_date: date | None) -> list[Finding]:
                 continue
             before = text[max(0, match.start() - 60) : match.start()]
             after = text[match.end() : match.end() + 60]
-            if _EXCLUDED_BEFORE.search(before) or _EXCLUDED_AFTER.search(after):
+            # Searched in place: a slice would read "[Termination for Br]each" as "each".
+            excluded = _EXCLUDED_BEFORE.search(text, max(0, match.start() - 60), match.start())
+            if excluded or _EXCLUDED_AFTER.search(after):
                 continue
             strong = bool(_STRONG_BEFORE.search(before) or _STRONG_AFTER.search(after))
             section = scope.in_section(match.start())

@@ -319,6 +319,46 @@ def test_the_sentence_naming_the_initial_term_states_it_whatever_its_subject() -
     assert finding.value.date == PartialDate(2014, 1, 25)
 
 
+def test_a_term_ending_after_a_notice_runs_until_terminated() -> None:
+    text = (
+        "The term of this Agreement shall commence on the Effective Date and shall end on the "
+        "60th day following a written notice from one party to the other of its decision to "
+        "terminate this Agreement."
+    )
+    assert _found(expiration(text, PartialDate(2018, 8, 24))).value.kind == "perpetual"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It shall be effective on 06 October 2000 and shall have a duration of two years.",
+        "This Agreement shall become effective on the date on which it is signed by each Party "
+        "and have a term of two (2) years commencing as of the effective date hereof.",
+    ],
+)
+def test_a_stated_duration_whatever_the_subject(text: str) -> None:
+    finding = _found(expiration(text, PartialDate(2000, 10, 6)))
+    assert finding.value.date == PartialDate(2002, 10, 5)
+
+
+def test_a_word_ending_in_each_does_not_make_the_term_a_renewal_period() -> None:
+    text = (
+        "This Agreement will become effective as of the Effective Date and, unless sooner "
+        "terminated pursuant to Section 10.2 [Termination for Breach], shall remain effective "
+        'for two (2) years from and after the Effective Date (the "Initial Term").'
+    )
+    finding = _found(expiration(text, PartialDate(2000, 5, 22)))
+    assert finding.value.date == PartialDate(2002, 5, 21)
+
+
+def test_a_redacted_duration_is_no_date() -> None:
+    text = (
+        "This JV Agreement shall become effective on the signing date and shall have a "
+        "duration of * years, extendable for a further * years."
+    )
+    assert isinstance(expiration(text, PartialDate(2020, 4, 2)), Unknown)
+
+
 # --- renewal ---------------------------------------------------------------------------------
 
 
