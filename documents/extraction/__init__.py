@@ -11,13 +11,14 @@ from ._checks import find_contradictions
 from ._common import Finding, Unknown, collapse_whitespace, normalize_contract_type
 from ._contract_dates import agreement_date, effective_date
 from ._dates import find_dates, parse_date
-from ._expiration import Expiration, Renewal, expiration, renewal
+from ._expiration import Expiration, expiration
 from ._identifiers import Identifier, extract_identifiers
 from ._law import governing_law_from_text, normalize_governing_law
 from ._partial import PartialDate, Precision
 from ._parties import display_name, entity_key, normalize_siren, siren_is_valid
 from ._party_finder import Party, extract_parties, extract_parties_from_text
 from ._reading import ContractReading, Fallback, read_contract
+from ._renewal import Renewal, renewal
 from ._roles import ROLES, role_for_term
 from ._terms import derive_end_date
 from ._types import (

@@ -27,6 +27,7 @@ import re
 
 from ._common import Finding, Unknown, excerpt
 from ._date_phrases import DatePhrase, date_phrases, first_date_phrase, reads_french
+from ._dates import word_starts
 from ._partial import PartialDate
 
 PREAMBLE = 0.95
@@ -121,6 +122,14 @@ _EFFECTIVE_WORDING = re.compile(
     r"|prend(?:ra)?\s+effet|entre(?:ra)?\s+en\s+vigueur|effective\s+(?:as\s+of|on|from))\b",
     re.IGNORECASE,
 )
+# An unquoted definition: "EFFECTIVE DATE means 18 May 2000;" in a definitions table, "The
+# commencement date for this contract will be 16th June 2004."
+_EFFECTIVE_STATED = re.compile(
+    r"\b(?:effective|commencement)\s+date\s+(?:(?:for|of)\s+th(?:is|e)\s+(?:contract|agreement)\s+)?"
+    r"(?:shall\s+|will\s+)?(?:means?|be|is)\s+(?:the\s+)?(?=\d|[A-Z])",
+    re.IGNORECASE,
+)
+_EFFECTIVE_STATED_WORDS = ("effective date", "commencement date")
 _MEANS_AGREEMENT_DATE = re.compile(
     r"date\s+(?:first\s+)?(?:above\s+)?written|date\s+(?:first\s+)?(?:set\s+forth|stated)\s+above"
     r"|date\s+hereof|date\s+of\s+(?:this|the)\s+agreement|execution\s+(?:date|of\s+this)"
@@ -372,6 +381,14 @@ def effective_date(text: str, agreement: PartialDate | None) -> Finding | Unknow
     stated = reader.effective_definition()
     if stated is not None:
         return stated
+    # Found from its literal words: the pattern scanned over a long contract costs a millisecond.
+    for position in word_starts(text, _EFFECTIVE_STATED_WORDS, _EFFECTIVE_STATED):
+        if position >= 60000:
+            break
+        wording = _EFFECTIVE_STATED.match(text, position)
+        phrase = reader.date_after(wording.end(), reach=30) if wording else None
+        if phrase is not None:
+            return _finding(text, position, phrase, "effective_date_stated", 0.80)
     for wording in _EFFECTIVE_WORDING.finditer(text, 0, min(len(text), 60000)):
         phrase = reader.date_after(wording.end(), reach=60)
         if phrase is not None:

@@ -1,4 +1,4 @@
-"""When a contract's initial term expires, and whether and how it renews.
+"""When a contract's initial term expires (renewal is read in ``_renewal``).
 
 Only the sentences around anchor words ("term", "durée", "expire", "perpetual", "renew",
 "reconduction") are read: the term clause of a 300-page contract is found without running
@@ -16,8 +16,12 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from ._common import Finding, Unknown, excerpt
-from ._dates import NUMBER, lowered, number_value, word_starts
+from ._dates import lowered, word_starts
 from ._partial import PartialDate
+
+# Renewal moved to its own module; these names stay importable from here for older callers.
+from ._renewal import Renewal as Renewal
+from ._renewal import renewal as renewal
 from ._terms import TermEnd, add_months, stated_end
 
 EXPLICIT = 0.90
@@ -60,7 +64,18 @@ _TERM_CLAUSE = re.compile(
     r"|\b(?:initial\s+)?(?:term|contract\s+period|service\s+period|expiration\s+date)\b[\"”]?"
     r"\s+(?:shall\s+)?means?\b"
     r"|\b(?:this|the)\s+(?:[\w-]+\s+){0,3}?(?:agreement|contract)\s+is\s+entered\s+into\s+for"
-    r"|(?:^|\n)[ \t]*(?:term|expiration\s+date|termination\s+date|contract\s+end)\s*:",
+    r"|(?:^|\n)[ \t]*(?:\d+(?:\.\d+)*\.?\s+)?(?:term|expiration\s+date|termination\s+date"
+    r"|contract\s+end)\s*:|(?:^|\n)[ \t]*term\s+of\s+execution\b",
+    re.IGNORECASE,
+)
+# Whatever its subject ("Agent's appointment", "It"), the sentence that names the Initial Term
+# states it ('... for three years thereafter (the "Initial Term")'), as does "[it] shall have a
+# duration of two years". Checked at the key word only: one more alternative in the clause
+# pattern, searched around every "term", costs a quarter of its time.
+_NAMED_TERM_AT = re.compile(r"term[\"”]\)|(?:duration|term)\s+of\b", re.IGNORECASE)
+_NAMED_TERM_BEFORE = re.compile(
+    r"(?:\((?:such\s+\w+(?:\s+period)?,?\s+)?(?:the\s+)?[\"“](?:initial\s+)?"
+    r"|\bhave\s+an?\s+(?:initial\s+)?)$",
     re.IGNORECASE,
 )
 # "This Agreement ... shall continue": the verb is found first (it is rarer), then its subject.
@@ -72,8 +87,10 @@ _TERM_VERB = re.compile(
 )
 _TERM_VERB_LOWER = re.compile(_TERM_VERB.pattern)
 _SUBJECT_REACH = 260
-_CLAUSE_KEYWORD = re.compile(r"term|period|expiration|contract\s+end|entered\s+into\s+for", re.I)
-_CLAUSE_WORDS = ("term", "period", "expiration", "contract", "entered")
+_CLAUSE_KEYWORD = re.compile(
+    r"term|period|expiration|contract\s+end|entered\s+into\s+for|duration", re.I
+)
+_CLAUSE_WORDS = ("term", "period", "expiration", "contract", "entered", "duration")
 _AGREEMENT_SUBJECT = re.compile(
     rf"\b(?:this|the)\s+(?:[\w-]+\s+){{0,3}}?{_AGREEMENT}\b", re.IGNORECASE
 )
@@ -101,7 +118,9 @@ _OPEN_ENDED = re.compile(
     r"|\bfor\s+(?:so|as)\s+long\s+as\b|\bas\s+long\s+as\b|indefinite|unlimited"
     r"|perpetu|\bwhen\s+terminated"
     r"|\bthrough\s+the\s+(?:completion|expiration|termination)|\bupon\s+the\s+(?:completion"
-    r"|expiration|termination)",
+    r"|expiration|termination)"
+    # "shall end on the 60th day following a written notice from one party to the other"
+    r"|\bfollowing\s+(?:a\s+|the\s+|such\s+)?(?:written\s+)?notice\b",
     re.IGNORECASE,
 )
 # "shall terminate upon the Trust's payment", "shall expire if the Adviser ceases to serve": an
@@ -137,16 +156,6 @@ class Expiration:
     kind: Literal["date", "perpetual"]
     date: PartialDate | None = None
     term_months: int | None = None
-
-
-@dataclass(frozen=True)
-class Renewal:
-    """How the contract renews: automatically (tacite reconduction) or at a party's option,
-    for periods of ``term_months``, unless notice is given ``notice_days`` before the end."""
-
-    automatic: bool
-    term_months: int | None = None
-    notice_days: int | None = None
 
 
 def _regions(text: str) -> list[tuple[int, int]]:
@@ -206,11 +215,14 @@ def _clause(text: str, position: int) -> tuple[int, int]:
 def _clause_anchors(text: str) -> list[int]:
     # The clause pattern is tried only around its key words (scanning it over a whole
     # contract costs five times more), the verbs in the lower-cased text (a third faster).
-    positions = [
-        match.start()
-        for keyword in word_starts(text, _CLAUSE_WORDS, _CLAUSE_KEYWORD)
-        if (match := _TERM_CLAUSE.search(text, max(0, keyword - 60), keyword + 80))
-    ]
+    positions: list[int] = []
+    for keyword in word_starts(text, _CLAUSE_WORDS, _CLAUSE_KEYWORD):
+        if match := _TERM_CLAUSE.search(text, max(0, keyword - 60), keyword + 80):
+            positions.append(match.start())
+        elif _NAMED_TERM_AT.match(text, keyword) and (
+            named := _NAMED_TERM_BEFORE.search(text, max(0, keyword - 45), keyword)
+        ):
+            positions.append(named.start())
     lower = lowered(text)
     verbs = _TERM_VERB_LOWER.finditer(lower) if lower is not None else _TERM_VERB.finditer(text)
     for verb in verbs:
@@ -308,112 +320,4 @@ def expiration(text: str, effective: PartialDate | None) -> Finding | Unknown:
                 text, perpetual.end(), perpetual.end() + 60
             ) and not _NOT_THE_TERM.search(text, max(0, perpetual.start() - 80), perpetual.start()):
                 return _perpetual(text, perpetual)
-    return Unknown("not_found")
-
-
-# --- renewal ---------------------------------------------------------------------------------
-
-_RENEWAL_ANCHOR = re.compile(
-    r"\brenew\w*|reconduction|reconduit\w*|renouvel\w*|automatic(?:ally)?\s+(?:be\s+)?extend\w*"
-    r"|extended\s+automatically|evergreen|(?:automatically\s+)?continue\s+automatically"
-    r"|automatically\s+continue|to[\s-](?:month|year)\s+basis|options?\s+to\s+extend|extend\s+the\s+term",
-    re.IGNORECASE,
-)
-_RENEWAL_WORDS = ("renew", "reconduc", "reconduit", "renouvel", "automatic", "extend", "evergreen",
-    "continue automatically", "to month", "to-month", "to year", "to-year", "option")  # fmt: skip
-_MUTUAL = re.compile(
-    r"mutual(?:ly)?\s+(?:written\s+)?(?:agree|consent)|written\s+agreement\s+of\s+(?:both|the)"
-    r"|commun\s+accord|consent\s+of\s+both|by\s+amendment|as\s+the\s+parties\s+may\s+agree|negotiat|(?:no|not\s+be)\s+"
-    r"(?:automatic|automatically)\s+renew|shall\s+not\s+(?:be\s+)?renew",
-    re.IGNORECASE,
-)
-_AUTOMATIC = re.compile(
-    r"automatic\w*|tacit\w*|[\s-]to[\s-](?:month|year)\s+basis|(?:shall|will)\s+(?:thereafter\s+|then\s+)?(?:be\s+)?"
-    r"(?:renew|extend|continue)|se\s+renouvel\w*|sera\s+(?:renouvel|reconduit)\w*"
-    r"|unless\s+(?:either|one|a|the\s+other|any)\s+party|unless\s+(?:terminated|notice)",
-    re.IGNORECASE,
-)
-_OPTION = re.compile(
-    r"options?\s+to\s+(?:renew|extend)|may\s+(?:at\s+its\s+option\s+)?(?:renew|extend)"
-    r"|right\s+to\s+(?:renew|extend)|facult[ée]\s+de\s+renouvel",
-    re.IGNORECASE,
-)
-_PERIOD = re.compile(
-    rf"(?<![\w-])(?P<number>{NUMBER})[\s-]+(?:\w+[\s-]+)?"
-    r"(?P<unit>years?|months?|days?|ans?|ann[ée]es?|mois|jours?)\b"
-    r"|(?P<annual>year[\s-]to[\s-]year|annual|d['\u2019]ann[ée]e\s+en\s+ann[ée]e)",
-    re.IGNORECASE,
-)
-# "ninety (90) days' prior written notice", "trois mois avant l'échéance".
-_NOTICE_AFTER = re.compile(
-    r"^(?:['\u2019]s?)?\s*(?:(?:prior|advance|written|calendar|business|de)\s+){0,3}"
-    r"(?:notice|in\s+advance|before|prior|pr[ée]avis|avant|à\s+l['\u2019]avance)",
-    re.IGNORECASE,
-)
-_NOTICE_BEFORE = re.compile(
-    r"(?:pr[ée]avis\s+(?:\w+\s+)?(?:de|d['\u2019])|notice\s+of|at\s+least|not\s+less\s+than"
-    r"|no\s+less\s+than|au\s+moins|within|no\s+later\s+than)\s*$",
-    re.IGNORECASE,
-)
-_SENTENCE_REACH = 400
-
-
-def _sentence(text: str, position: int) -> tuple[int, int]:
-    low = max(0, position - _SENTENCE_REACH)
-    start = max(text.rfind(". ", low, position), text.rfind("\n\n", low, position))
-    end_dot = text.find(". ", position, position + _SENTENCE_REACH)
-    end = end_dot if end_dot != -1 else min(len(text), position + _SENTENCE_REACH)
-    return (start + 1 if start != -1 else low), end
-
-
-def _periods(text: str, start: int, end: int) -> tuple[int | None, int | None]:
-    """(renewal period in months, notice in days) named in a sentence."""
-    term_months: int | None = None
-    notice_days: int | None = None
-    for match in _PERIOD.finditer(text, start, end):
-        if match.group("annual"):
-            term_months = term_months or 12
-            continue
-        count = number_value(match.group("number")) or 0
-        unit = match.group("unit").lower()
-        days = count * (
-            1
-            if unit.startswith(("day", "jour"))
-            else 30
-            if unit.startswith(("mo", "mois"))
-            else 365
-        )
-        before = text[max(start, match.start() - 30) : match.start()]
-        if _NOTICE_BEFORE.search(before) or _NOTICE_AFTER.search(text[match.end() : end]):
-            notice_days = notice_days or days
-        elif not unit.startswith(("day", "jour")) and term_months is None:
-            term_months = days // 30 if unit.startswith(("mo", "mois")) else count * 12
-    return term_months, notice_days
-
-
-def renewal(text: str) -> Finding | Unknown:
-    """Whether the contract renews (:class:`Renewal`): automatically ("shall automatically
-    renew for successive one (1) year periods", "tacite reconduction") or at a party's option,
-    with the renewal period and the notice that stops it; Unknown("not_found") otherwise.
-    Never raises."""
-    for count, position in enumerate(word_starts(text, _RENEWAL_WORDS, _RENEWAL_ANCHOR)):
-        anchor = _RENEWAL_ANCHOR.match(text, position)
-        if count >= _REGIONS_MAX or anchor is None:
-            break
-        start, end = _sentence(text, anchor.start())
-        sentence = text[start:end]
-        if _MUTUAL.search(sentence):
-            continue
-        automatic = bool(_AUTOMATIC.search(sentence))
-        if not automatic and not _OPTION.search(sentence):
-            continue
-        term_months, notice_days = _periods(text, start, end)
-        return Finding(
-            Renewal(automatic, term_months, notice_days),
-            excerpt(text, anchor.start(), anchor.end(), context=120),
-            "automatic_renewal" if automatic else "renewal_option",
-            anchor.start(),
-            anchor.end(),
-            0.85 if automatic else 0.7,
-        )
     return Unknown("not_found")

@@ -37,7 +37,12 @@ _EXPLICIT_END_RULES = (
     r"\bdate\s+de\s+fin\s*:?\s*(?:le\s+)?",
     rf"\bdu\s+{DATE_PHRASE}\s+au\s+",
     rf"\bfrom\s+{DATE_PHRASE}\s+(?:to|until|through)\s+",
-    r"\b(?:until|through|till)\s+(?:and\s+including\s+)?",
+    r"\b(?:until|through|till)\s+(?:and\s+including\s+|to\s+)?",
+    # "in no event later than February 28, 2013": the latest the term can run.
+    r"\bin\s+no\s+event\s+later\s+than\s+",
+    # "TERM: November 01, 2014 to October 31, 2017": a period whose start is written bare.
+    # (the start's year is enough to see it: the whole date phrase costs a scan per date).
+    r"\b(?:19|20)\d{2}\s*,?\s*(?:to|through(?:\s+to)?|until|[-\u2013])\s+",
     r"\b(?:ends?|ending|expires?|expiring|terminates?|terminating|end|expire|terminate|conclud(?:e|es|ing))"
     r"\s+(?:on|upon|as\s+of|at)\s+(?:the\s+)?",
     r"\bup\s+to\s+(?:and\s+including\s+)?",
@@ -51,7 +56,14 @@ _RULE_LOOKBACK_CHARS = 120
 # In the term clause, a date that no rule introduces is its end unless it is the start.
 _START_WORDS = re.compile(
     r"(?:commenc\w*|begin\w*|start\w*|effective|dated|as\s+of|from|since|entered\s+into"
-    r"|made|signed|executed|du|[àa]\s+compter\s+du|le)\s+(?:on\s+|as\s+of\s+|from\s+)?(?:the\s+)?$",
+    r"|made|signed|executed|du|[àa]\s+compter\s+du|le|into\s+force)"
+    r"\s+(?:on\s+|upon\s+|as\s+of\s+|from\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+_NAMES_A_START = re.compile(
+    r"\s*\((?:such\s+date,?\s+)?(?:the\s+)?[\"“][\w\s-]{0,30}?(?:effective|commencement|start)"
+    r"\s+date[\"”]",
     re.IGNORECASE,
 )
 
@@ -73,7 +85,7 @@ _STRONG_AFTER = re.compile(
 )
 # Renewal periods ("successive one-year terms") are not the initial term.
 _EXCLUDED_BEFORE = re.compile(
-    r"(?:chaque|each|essai|trial|pr[ée]avis|notice|within|dans\s+les|at\s+least|au\s+moins"
+    r"\b(?:chaque|each(?!\s+(?:party|of\s+the\s+parties)\b)|essai|trial|pr[ée]avis|notice|within|dans\s+les|at\s+least|au\s+moins"
     r"|euribor|libor|d[ée]lai|successive|additional|renewal|renew(?:ed|s)?|extension|further"
     r"|subsequent|renouvel\w*|reconduction|reconduit\w*|suppl[ée]mentaires?)\b[^.]{0,40}$"
     # What outlives the term ("during the Term and for one (1) year thereafter", "shall
@@ -95,6 +107,7 @@ _START_AFTER = re.compile(
 )
 _START_BEFORE = re.compile(
     rf"(?:prend\s+effet|prendra\s+effet|commence|débute|entre\s+en\s+vigueur|effective"
+    rf"|comes?\s+into\s+force"
     rf"|starts?|commenc(?:es|ing)|begins?)\s+(?:on\s+|upon\s+|as\s+of\s+)?(?:le\s+|the\s+)?{_D}",
     re.IGNORECASE,
 )
@@ -245,6 +258,8 @@ def _explicit_end(scope: _Scope) -> Finding | None:
             if not _START_WORDS.search(text, max(0, start - 40), start)
             # A filing stamp ("Source: ACME INC, 8-K, 8/8/2019") dates the filing.
             and "Source:" not in text[text.rfind("\n", 0, start) + 1 : start]
+            # "September 2, 2019 (such date, the "Effective Date")" is where the term starts.
+            and not _NAMES_A_START.match(text, end, end + 60)
         ]
         if ends:
             end_date, start, end = max(ends)
@@ -296,7 +311,9 @@ def _stated_durations(scope: _Scope, start_date: date | None) -> list[Finding]:
                 continue
             before = text[max(0, match.start() - 60) : match.start()]
             after = text[match.end() : match.end() + 60]
-            if _EXCLUDED_BEFORE.search(before) or _EXCLUDED_AFTER.search(after):
+            # Searched in place: a slice would read "[Termination for Br]each" as "each".
+            excluded = _EXCLUDED_BEFORE.search(text, max(0, match.start() - 60), match.start())
+            if excluded or _EXCLUDED_AFTER.search(after):
                 continue
             strong = bool(_STRONG_BEFORE.search(before) or _STRONG_AFTER.search(after))
             section = scope.in_section(match.start())

@@ -172,6 +172,22 @@ def test_effective_date_reads_english_and_french_wording(text: str, expected: Pa
     assert _found(effective_date(text, None)).value == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1.4 EFFECTIVE DATE     means 18 May 2000;", PartialDate(2000, 5, 18)),
+        (
+            "The commencement date for this contract will be 16th June 2004.",
+            PartialDate(2004, 6, 16),
+        ),
+    ],
+)
+def test_an_unquoted_effective_or_commencement_date_definition_beats_the_agreement_date(
+    text: str, expected: PartialDate
+) -> None:
+    assert _found(effective_date(text, PartialDate(2001, 12, 15))).value == expected
+
+
 def test_a_silent_contract_takes_effect_on_its_agreement_date_with_low_confidence() -> None:
     finding = _found(effective_date("The parties agree as follows.", PartialDate(2020, 6, 1)))
     assert finding.value == PartialDate(2020, 6, 1)

@@ -269,6 +269,96 @@ def test_derive_end_date_gives_none_for_a_duration_from_an_undated_event() -> No
     assert derive_end_date(text, date(2024, 1, 1)) is None
 
 
+def test_a_term_starting_on_a_written_date_is_counted_from_it() -> None:
+    text = (
+        "The term of this Agreement shall commence upon April 1, 2021 and shall continue for "
+        "a period of six (6) months, unless earlier terminated."
+    )
+    finding = _found(expiration(text, PartialDate(2021, 4, 6)))
+    assert finding.value.date == PartialDate(2021, 9, 30)
+
+
+def test_a_date_defined_as_the_effective_date_is_not_the_end() -> None:
+    text = (
+        "The term of this Agreement shall become effective upon approval by the regulator no "
+        'later than March 2, 2022 (such date, the "Effective Date") and shall end upon the '
+        "termination of the Agreement as set forth in Section 9."
+    )
+    result = expiration(text, PartialDate(2022, 3, 2))
+    assert not (isinstance(result, Finding) and result.value.kind == "date"), result
+
+
+def test_in_no_event_later_than_caps_the_term() -> None:
+    text = (
+        "This Agreement shall commence as of the Effective Date and shall terminate five (5) "
+        "years following the launch of the first Website, but in no event later than "
+        'February 28, 2026 (the "Initial Term").'
+    )
+    finding = _found(expiration(text, PartialDate(2021, 1, 15)))
+    assert finding.value.date == PartialDate(2026, 2, 28)
+
+
+def test_a_numbered_term_heading_with_a_bare_date_range() -> None:
+    text = "5. PRICE: as per Exhibit A\n6. TERM: November 01, 2020 to October 31, 2023\n"
+    finding = _found(expiration(text, PartialDate(2020, 11, 1)))
+    assert finding.value.date == PartialDate(2023, 10, 31)
+
+
+def test_a_defined_period_running_through_to_a_date() -> None:
+    text = '"Service Period" means April 1, 2019 through to March 30, 2020.'
+    finding = _found(expiration(text, PartialDate(2019, 4, 1)))
+    assert finding.value.date == PartialDate(2020, 3, 30)
+
+
+def test_the_sentence_naming_the_initial_term_states_it_whatever_its_subject() -> None:
+    text = (
+        "Agent's appointment hereunder shall commence on the date hereof and shall continue "
+        'for three years thereafter (the "Initial Term"), unless terminated earlier.'
+    )
+    finding = _found(expiration(text, PartialDate(2011, 1, 26)))
+    assert finding.value.date == PartialDate(2014, 1, 25)
+
+
+def test_a_term_ending_after_a_notice_runs_until_terminated() -> None:
+    text = (
+        "The term of this Agreement shall commence on the Effective Date and shall end on the "
+        "60th day following a written notice from one party to the other of its decision to "
+        "terminate this Agreement."
+    )
+    assert _found(expiration(text, PartialDate(2018, 8, 24))).value.kind == "perpetual"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It shall be effective on 06 October 2000 and shall have a duration of two years.",
+        "This Agreement shall become effective on the date on which it is signed by each Party "
+        "and have a term of two (2) years commencing as of the effective date hereof.",
+    ],
+)
+def test_a_stated_duration_whatever_the_subject(text: str) -> None:
+    finding = _found(expiration(text, PartialDate(2000, 10, 6)))
+    assert finding.value.date == PartialDate(2002, 10, 5)
+
+
+def test_a_word_ending_in_each_does_not_make_the_term_a_renewal_period() -> None:
+    text = (
+        "This Agreement will become effective as of the Effective Date and, unless sooner "
+        "terminated pursuant to Section 10.2 [Termination for Breach], shall remain effective "
+        'for two (2) years from and after the Effective Date (the "Initial Term").'
+    )
+    finding = _found(expiration(text, PartialDate(2000, 5, 22)))
+    assert finding.value.date == PartialDate(2002, 5, 21)
+
+
+def test_a_redacted_duration_is_no_date() -> None:
+    text = (
+        "This JV Agreement shall become effective on the signing date and shall have a "
+        "duration of * years, extendable for a further * years."
+    )
+    assert isinstance(expiration(text, PartialDate(2020, 4, 2)), Unknown)
+
+
 # --- renewal ---------------------------------------------------------------------------------
 
 
