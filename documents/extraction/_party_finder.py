@@ -265,7 +265,9 @@ def _named_in(text: str, start: int, words: str) -> Named | None:
 # as a group ("du Groupe Brenalis"); places ("Vitré", "Saint-Herblain") have neither.
 _SUBJECT_LINE = re.compile(
     rf"(?:^|(?<=\n))[ \t]*(?:(?:La|Le|L'|The)\s+)?(?P<first>{_PROPER_RUN})\s+[a-z\u00e0-\u00ff]+"
-    r"(?P<sentence>[^\n]*?)(?:\.\s|\n|$)"
+    # The sentence may wrap onto the next line (PDF text), not into the next heading.
+    r"(?P<sentence>(?:[^\n]|\n(?!\s*\n|[ \t]*(?:ARTICLE|Article|[A-Z\d]{1,3}[.)]\s)))*?)"
+    r"(?:\.\s|\n(?=\s*\n|[ \t]*(?:ARTICLE|Article|[A-Z\d]{1,3}[.)]\s))|$)"
 )
 _COMPANY_CUE = re.compile(rf"(?<![\w-]){LEGAL_FORM_RE}|^(?:Groupe|Group)\s")
 
@@ -286,6 +288,24 @@ def _subject_and_company(text: str) -> list[Named]:
     return []
 
 
+# Without a preamble, two capitalised words around a preposition are a street and a town
+# ("rue de la\nGarenne à Carquefou") more often than parties: then one of the two must be
+# plainly a company or a person.
+_PARTY_CUE = re.compile(
+    rf"(?<![\w-]){LEGAL_FORM_RE}|^(?:Groupe|Group|Banque|Bank|Cabinet|Soci[ée]t[ée]|Fondation"
+    r"|Fonci[èe]re|Compagnie|Company)\s|^(?:M\.|Mme|Mr\.|Mrs\.|Ms\.|Dr\.|Me)\s"
+)
+
+
+# Words that join two place names or a heading, not a party's act: "Garenne à Carquefou".
+_NOT_VERBS = frozenset(
+    {
+        "à", "a", "au", "aux", "de", "du", "des", "en", "sur", "sous", "dans", "par", "pour",
+        "avec", "chez", "of", "in", "on", "at", "to", "by", "for", "with", "from",
+    }
+)  # fmt: skip
+
+
 def _operative_sentence(text: str) -> list[Finding]:
     for sentence in _OPERATIVE.finditer(text, 0, min(len(text), 1500)):
         found = []
@@ -294,7 +314,11 @@ def _operative_sentence(text: str) -> list[Finding]:
             if named is None:
                 break
             found.append(_finding(text, named, "operative_sentence", Party(named.name)))
-        if len(found) == 2:
+        names = [finding.value.name for finding in found]
+        verb = sentence.group("verb").split()[0]
+        if len(found) == 2 and (
+            verb not in _NOT_VERBS or any(_PARTY_CUE.search(name) for name in names)
+        ):
             return found
     return [
         _finding(text, named, "operative_sentence", Party(named.name))

@@ -448,3 +448,23 @@ def test_an_operative_first_sentence_names_a_subject_and_a_company_by_its_legal_
     assert all(f.confidence <= 0.6 for f in parties)
     places_only = "ARTICLE 1 — OBJET\nMarvel Transports livre chaque jour les magasins de Rennes.\n"
     assert extract_parties_from_text(places_only) == []
+
+
+def test_a_street_and_a_town_around_a_preposition_are_not_parties() -> None:
+    text = (
+        "BAIL COMMERCIAL\nARTICLE 1 — DÉSIGNATION\nEntrepôt avec quatre quais, rue de la\n"
+        "Garenne à Carquefou (44470).\nARTICLE 2 — DURÉE\nNeuf années.\n"
+    )
+    assert extract_parties(text) == []
+
+
+def test_an_operative_sentence_wrapped_by_the_pdf_still_names_both_parties() -> None:
+    text = (
+        "CONTRAT DE SOUS-TRAITANCE\nARTICLE 1 — PRESTATIONS\nRibault  Logistique  prépare  et  "
+        "expédie  depuis  son  entrepôt  les  commandes  de\nSoravie Santé SAS, dans le respect "
+        "des températures.\nARTICLE 3 — TARIFS\nChaque colis est facturé.\n"
+    )
+    assert [finding.value.name for finding in extract_parties(text)] == [
+        "Ribault Logistique",
+        "Soravie Santé SAS",
+    ]
