@@ -59,8 +59,9 @@ _PREAMBLE_ANCHOR = re.compile(
 _WEAK_ANCHOR_CHARS = 1500
 # "... to the Supply Agreement dated April 1, 2017": the date of the agreement amended.
 _REFERENCED_AGREEMENT = re.compile(
-    r"\b(?:to|of|under|amend\w*|and|into)\s+(?:the|that\s+certain|a|an|said|such)\s+(?:[^\s.;]+\s+)"
-    r"{0,10}?(?:agreement|contract|lease|licen[cs]e|contrat)\b(?:\s*\([^)]{0,80}\))?\s*,?\s*$",
+    r"\b(?:to|of|under|amend\w*|and|into|in)\s+(?:the|that\s+certain|a|an|said|such)\s+(?:[^\s.;]+\s+)"
+    r"{0,10}?(?:agreement|contract|lease|licen[cs]e|contrat)\b(?:\s*\([^)]{0,80}\))?\s*,?"
+    r"(?:\s+(?:dated|of|du|en\s+date\s+du|as\s+of))?\s*$",
     re.IGNORECASE,
 )
 # « le contrat de fourniture qu'elles ont signé le 19 juin 2023 »: another contract's date
@@ -78,7 +79,9 @@ _NOT_SIGNING = re.compile(
     r"(?:\beffet|\bvigueur|\bcommence\w*|\bd[ée]but\w*|\bcourt|\bcourant|\bcompter|\bpartir"
     r"|\bjusqu\S*|\bprend\s+fin|\bfix[ée]e?s?|\breport[ée]e?s?|\bprorog\w*|\bterme|[ée]ch[ée]ance|\bexigible|\bpayable|\bdue"
     r"|\bs['\u2019][ée]tend\w*|\bs['\u2019]ach[eè]v\w*|\bexpir\w*|\bterminat\w*|\bstarts?|\bstarting|\bbegin\w*"
-    r"|\bends?|\bending|\buntil|\bthrough|\bcommenc\w*)\W+(?:[\w'\u2019]+\W+){0,4}$",
+    r"|\bends?|\bending|\buntil|\bthrough|\bcommenc\w*|\bpayments?|\bpaiements?|\bdeliver\w*"
+    r"|\blivraisons?|\breports?|\bcertificat\w*|\binvoices?|\bfactures?|\bn[ée]e?\s+le"
+    r"|\bon\s+or\s+before|\bno\s+later\s+than|\bau\s+plus\s+tard|\bbirth|\bnaissance)\W+(?:[\w'\u2019]+\W+){0,4}$",
     re.IGNORECASE,
 )
 # The recitals tell the story of earlier agreements: the preamble ends where they start.
@@ -86,6 +89,29 @@ _RECITALS = re.compile(
     r"\b(?:WHEREAS|RECITALS|BACKGROUND|WITNESSETH|Whereas,|PR[ÉE]AMBULE|EXPOS[ÉE]\s+PR[ÉE]ALABLE"
     r"|IL\s+A\s+[ÉE]T[ÉE]\s+(?:EXPOS[ÉE]|PR[ÉE]ALABLEMENT))"
 )
+# Between the signing word and its date: "executed the original agreement on ...", "made this
+# 1st day of the Lease Term commencing ...": the date of something else.
+_BETWEEN_NOT_SIGNING = re.compile(
+    r"\b(?:original|initial|existing|underlying|prior|earlier|commenc\w*|term|dur[ée]e"
+    r"|payments?|delivery|livraison)\b"
+    r"|\b(?:the|a|an|un|une|le|la|ledit)\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|lease|contrat"
+    r"|bail|convention)\b",
+    re.IGNORECASE,
+)
+# « ont signé le 12 janvier 2015 un bail commercial »: the date of the contract named after it.
+_CONTRACT_AFTER = re.compile(
+    r"\W{0,3}(?:un|une|le|la|the|a|an)\s+(?:[\w-]+\s+){0,2}(?:bail|contrat|agreement|contract"
+    r"|lease|convention|accord)\b",
+    re.IGNORECASE,
+)
+# A signing word far into the opening is trusted as the preamble's only when the agreement is
+# its subject ("This Agreement is made…", « Le présent contrat est conclu le… »).
+_AGREEMENT_SUBJECT = re.compile(
+    r"\b(?:this|the\s+present|le\s+pr[ée]sent|la\s+pr[ée]sente|ce|cet)\s+(?:[\w-]+\s+){0,4}?"
+    r"(?:agreement|contract|lease|amendment|contrat|bail|convention|avenant|accord)\b[^.;]{0,80}$",
+    re.IGNORECASE,
+)
+_FIRST_LINES_CHARS = 400
 # A filing stamp repeated on every page ("Source: ACME INC, 8-K, 10/1/2008") dates the filing.
 _FILING_STAMP = re.compile(r"(?:^|\n)[ \t]*Source:[^\n]*$")
 _WITNESS = re.compile(r"in\s+witness\s+where(?:of|by)|en\s+foi\s+de\s+quoi", re.IGNORECASE)
@@ -96,7 +122,8 @@ _FIRST_WRITTEN = re.compile(
 )
 _SIGNATURE_REACH = 3000
 _SIGNED_ON = re.compile(
-    r"(?:^|\n)[ \t]*(?:dated?|signed\s+on|date\s+of\s+signature|le(?=\s+(?:\d|1er\b)))\b\s*:?"
+    r"(?:^|\n)[ \t]*(?:dated|date\s*:|signed\s+on|date\s+(?:of|de)\s+(?:signature|execution)"
+    r"|le(?=\s+(?:\d|1er\b)))\s*:?"
     r"|\bfait\s+(?:à|a)\s+[^,\n]{1,40},?\s+le\b|\bsign[ée]e?s?\s+le\b"
     r"|\b(?:executed|signed)\s+(?:this\s+agreement\s+)?(?:on|as\s+of)\b",
     re.IGNORECASE,
@@ -200,9 +227,23 @@ class _Reader:
             # "this 5th day of May": the day sits inside the anchor itself.
             position = anchor.start() + 4 if anchor.group(0)[:4].lower() == "this" else anchor.end()
             phrase = self.date_after(position, across_lines=bool(weak))
-            if phrase is not None:
-                return _finding(self.text, anchor.start(), phrase, "preamble", PREAMBLE)
+            if phrase is None or self.dates_something_else(position, phrase):
+                continue
+            subject = _AGREEMENT_SUBJECT.search(before)
+            trusted = bool(weak) or subject or anchor.start() < _FIRST_LINES_CHARS
+            return _finding(
+                self.text, anchor.start(), phrase, "preamble", PREAMBLE if trusted else OPENING_DATE
+            )
         return None
+
+    def dates_something_else(self, position: int, phrase: DatePhrase) -> bool:
+        """Whether the words around a signing word's date say it is another contract's or
+        another act's date (an amendment citing its contract, a first delivery)."""
+        between = self.text[position : phrase.start]
+        return bool(
+            _BETWEEN_NOT_SIGNING.search(between)
+            or _CONTRACT_AFTER.match(self.text, phrase.end, phrase.end + 60)
+        )
 
     def closing_start(self) -> int:
         witnesses = list(_WITNESS.finditer(self.text))
@@ -249,7 +290,7 @@ class _Reader:
             if _another_french_contract(self.text[max(0, anchor.start() - 160) : anchor.start()]):
                 continue  # an amendment citing the date its contract was signed
             phrase = self.date_after(anchor.end(), reach=60)
-            if phrase is not None:
+            if phrase is not None and not self.dates_something_else(anchor.end(), phrase):
                 found.append(_finding(self.text, anchor.start(), phrase, "signature_block", 0.9))
         if not found:
             return None
@@ -289,8 +330,10 @@ class _Reader:
             if (
                 _NOT_SIGNING.search(before[-60:])
                 or _RANGE_END.search(before[-60:])
+                or _BETWEEN_NOT_SIGNING.search(before[-60:])
                 or _REFERENCED_AGREEMENT.search(before)
                 or _another_french_contract(before)
+                or _CONTRACT_AFTER.match(self.text, phrase.end, phrase.end + 60)
             ):
                 continue  # a due date, a period, another contract's date: not a date line
             return _finding(self.text, phrase.start, phrase, rule, confidence)

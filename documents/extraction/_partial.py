@@ -25,7 +25,11 @@ class PartialDate:
     def __post_init__(self) -> None:
         if self.day is not None and self.month is None:
             raise ValueError("a day without a month")
-        # Raises ValueError for dates that do not exist (31 February).
+        if self.month is not None and not 1 <= self.month <= 12:
+            raise ValueError(f"no month {self.month}")
+        if self.day is not None and self.day < 1:
+            raise ValueError(f"no day {self.day}")
+        # Raises ValueError for dates that do not exist (31 February) or a year out of range.
         date(self.year, self.month or 1, self.day or 1)
 
     @classmethod

@@ -7,7 +7,7 @@ the evaluation reports are those of the product.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ._amounts import Amount, extract_amounts
 from ._common import Finding, Unknown
@@ -42,18 +42,34 @@ def _date_of(read: Read) -> PartialDate | None:
     return read.value if isinstance(read, Finding) and isinstance(read.value, PartialDate) else None
 
 
+# End dates counted from the start we pass in: they are no surer than that start.
+_COUNTED_FROM_START = frozenset({"duration_from_signature", "year_end_of_start"})
+
+
+def _no_surer_than_its_start(expires: Read, start: Read) -> Read:
+    if (
+        isinstance(expires, Finding)
+        and isinstance(start, Finding)
+        and expires.rule in _COUNTED_FROM_START
+        and start.confidence < expires.confidence
+    ):
+        return replace(expires, confidence=start.confidence)
+    return expires
+
+
 def read_contract(text: str) -> ContractReading:
     """Every field the text states. Never raises; a field it does not state is Unknown."""
     signed = agreement_date(text)
     effective = effective_date(text, _date_of(signed))
     # A term runs from the effective date; failing that, from the signature.
-    start = _date_of(effective) or _date_of(signed)
+    start_read = effective if _date_of(effective) else signed
+    start = _date_of(start_read)
     law = governing_law_from_text(text)
     return ContractReading(
         contract_type=contract_type_from_text(text),
         agreement_date=signed,
         effective_date=effective,
-        expiration=expiration(text, start),
+        expiration=_no_surer_than_its_start(expiration(text, start), start_read),
         renewal=renewal(text),
         governing_law=law if law is not None else Unknown("not_found"),
         parties=extract_parties(text),

@@ -142,7 +142,7 @@ def _declared_date(state: _Pass, key: str, unreadable: str) -> tuple[PartialDate
         return PartialDate.of(parsed), raw
     try:
         return PartialDate.from_iso(raw.strip()), raw
-    except ValueError:
+    except (ValueError, TypeError):
         state.warnings.append(unreadable % {"value": raw})
         return None, raw
 
@@ -311,7 +311,7 @@ def _parties(state: _Pass) -> list[PartyRow]:
             rows.append(
                 PartyRow(
                     name=name,
-                    siren=siren or _siren_near(state.reading, match, found),
+                    siren=siren or _siren_near(state.reading, match, found, state.text),
                     role=match.value.role or "",
                     defined_term=match.value.defined_term or "",
                     record=provenance.from_metadata(name) | where,
@@ -321,7 +321,7 @@ def _parties(state: _Pass) -> list[PartyRow]:
     return [
         PartyRow(
             name=party.value.name,
-            siren=_siren_near(state.reading, party, found),
+            siren=_siren_near(state.reading, party, found, state.text),
             role=party.value.role or "",
             defined_term=party.value.defined_term or "",
             record=provenance.from_text(party, party.value.name) | {"role": party.value.role},
@@ -330,16 +330,29 @@ def _parties(state: _Pass) -> list[PartyRow]:
     ]
 
 
-def _siren_near(reading: ContractReading, party: Finding, parties: list[Finding]) -> str:
-    """The first SIREN (or a SIRET's) written after the party's name and before the next's."""
+def _siren_near(reading: ContractReading, party: Finding, parties: list[Finding], text: str) -> str:
+    """The first SIREN (or a SIRET's) whose nearest preceding party mention, within
+    ``_IDENTIFIER_REACH_CHARS``, is this party's name, first word or defined term: "Quorvia est
+    immatriculée sous le numéro …" belongs to Quorvia wherever the paragraph began."""
     if party.start < 0:
         return ""
-    following = [other.start for other in parties if other.start > party.start]
-    limit = min([*following, party.start + _IDENTIFIER_REACH_CHARS])
     for identifier in reading.identifiers:
-        if party.start <= identifier.start < limit:
+        window_start = max(0, identifier.start - _IDENTIFIER_REACH_CHARS)
+        window = text[window_start : identifier.start]
+        nearest = max(
+            parties,
+            key=lambda candidate: max(window.rfind(word) for word in _mentions(candidate)),
+        )
+        if nearest is party and max(window.rfind(word) for word in _mentions(party)) >= 0:
             return str(identifier.value.number)[:9]
     return ""
+
+
+def _mentions(party: Finding) -> list[str]:
+    """How the text may name a party: its name, the name's first word, its defined term."""
+    name = party.value.name
+    words = [name, name.split()[0] if name.split() else "", party.value.defined_term or ""]
+    return [word for word in words if len(word) > 3] or [name]
 
 
 def filename_title(filename: str) -> str:

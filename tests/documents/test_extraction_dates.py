@@ -291,3 +291,20 @@ def test_start_end_and_cited_dates_are_not_the_signature(text: str) -> None:
 def test_this_contract_concluded_on_a_date_is_signed_then() -> None:
     found = _found(agreement_date("Le présent contrat, conclu le 12 mars 2023, a pour objet…"))
     assert found.value == PartialDate(2023, 3, 12)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is between Alpha Inc. and Beta LLC.\n\n"
+        + "Recital. " * 60
+        + "\n3. Payment. Payments shall be made on or before January 15, 2024.",
+        "AGREEMENT\n\n" + "Recital. " * 60 + "(as defined in the Purchase Agreement dated June 3, "
+        "2019)",
+        "AMENDMENT NO. 2\n\nThe parties executed the original agreement on June 1, 2015.",
+        "AVENANT N°1\n\nLes parties ont signé le 12 janvier 2015 un bail commercial.",
+        "IN WITNESS WHEREOF\nBy: ____\nName: John Smith\nDate of birth: 4 July 1980",
+    ],
+)
+def test_payment_cited_amended_and_birth_dates_are_not_the_signature(text: str) -> None:
+    assert isinstance(agreement_date(text), Unknown)

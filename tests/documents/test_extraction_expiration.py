@@ -410,3 +410,15 @@ def test_an_extension_needing_both_parties_consent_is_no_renewal() -> None:
 def test_renewal_by_mutual_agreement_is_not_a_renewal_term() -> None:
     text = "This Agreement may be renewed by mutual written agreement of the parties."
     assert renewal(text) == Unknown("not_found")
+
+
+def test_an_end_counted_from_an_uncertain_start_is_no_surer_than_that_start() -> None:
+    from documents.extraction import read_contract
+
+    reading = read_contract(
+        "Paris, 3 mars 2021\n\nCONTRAT DE SERVICES\n\nARTICLE 2 — DURÉE\n"
+        "Le contrat est conclu pour une durée de trois ans."
+    )
+    end = _found(reading.expiration)
+    assert end.value.date == PartialDate(2024, 3, 2)
+    assert end.confidence <= _found(reading.agreement_date).confidence < 0.85

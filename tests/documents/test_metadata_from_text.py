@@ -315,3 +315,17 @@ def test_a_term_from_the_signature_counts_from_the_data_rooms_signature_date(roo
     document = _document(room)
     assert document.end_date.isoformat() == "2027-09-11"
     assert document.provenance["end_date"]["source"] == "text"
+
+
+def test_a_siren_written_after_another_partys_name_is_not_attached_to_the_first(room: Room):
+    _store(
+        room,
+        {
+            "filename": "sirens.txt",
+            "content": "CONTRAT DE PRESTATION DE SERVICES\n\nEntre la société Quorvia SAS, "
+            "ci-après « le Client », et la société Brenalis SARL, ci-après « le Prestataire ». "
+            "Quorvia est immatriculée au RCS de Lyon sous le numéro 552 100 554.\n",
+        },
+    )
+    parties = {p.name_as_written: p.siren_as_written for p in _document(room).parties.all()}
+    assert parties == {"Quorvia SAS": "552100554", "Brenalis SARL": ""}
