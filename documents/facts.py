@@ -67,7 +67,11 @@ def facts(located: list[LocatedValue]) -> list[Fact]:
     for entry in located:
         record = entry.record
         reason = record.get("reason")
-        level = "unknown" if reason else provenance.confidence_label(record.get("confidence"))
+        level = (
+            "unknown"
+            if reason
+            else provenance.confidence_label(record.get("confidence"), record.get("source") or "")
+        )
         rows.append(
             Fact(
                 field=entry.field,

@@ -131,9 +131,15 @@ CONFIDENCE_WORDS = {
 }
 
 
-def confidence_label(confidence: float | None) -> str:
-    """certain | probable | uncertain: how the viewer words a confidence."""
-    if confidence is None or confidence >= CONFIDENT:
+def confidence_label(confidence: float | None, source: str = TEXT) -> str:
+    """certain | probable | uncertain: how the viewer words a confidence. The data room's own
+    values are certain; a text value without a confidence (stored before confidences were
+    kept) is only probable."""
+    if source == METADATA:
+        return "certain"
+    if confidence is None:
+        return "probable"
+    if confidence >= CONFIDENT:
         return "certain"
     return "probable" if confidence >= PROBABLE else "uncertain"
 
@@ -221,4 +227,11 @@ def record_from_columns(document: Document, name: str) -> dict[str, Any]:
         value = None
     if value is None:
         return unknown("not_read")
-    return {"value": value, "source": source, "quote": "", "confidence": None}
+    # Read before quotes and confidences were kept: shown as a value to check, never certain.
+    return {
+        "value": value,
+        "source": source,
+        "quote": "",
+        "confidence": None,
+        "rule": "stored_before_provenance",
+    }

@@ -316,6 +316,7 @@ def document_provenance(*, document: Document) -> DocumentProvenance:
         list(
             Chunk.objects.filter(document=document)
             .filter(containing)
+            .order_by("char_start")  # overlapping chunks: the first that holds the quote
             .values_list("id", "article_ref", "char_start", "char_end")
         )
         if starts

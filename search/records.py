@@ -42,7 +42,8 @@ def contract_fields(document: Document, links: Mapping[str, list[DocumentLink]])
         "end_date": iso_date(document.effective_end_date),
         "original_end_date": iso_date(document.end_date),
         "end_date_note": document.effective_end_explanation or None,
-        "end_date_kind": document.end_date_kind or None,
+        # An amendment that dates a perpetual contract's end makes its end a date.
+        "end_date_kind": "date" if document.effective_end_date else document.end_date_kind or None,
         "renewal": _renewal(document.renewal),
         "governing_law": document.governing_law or None,
         "amends": [link.target.ref for link in links["amends"]],

@@ -31,7 +31,9 @@ class Party(_Result):
         description="licensor, licensee, lessor, lessee, client, service_provider...: the "
         "party's role when the contract names it; null otherwise."
     )
-    defined_term: str | None = Field(description='The contract\'s name for it ("the Licensee").')
+    defined_term: str | None = Field(
+        description='The contract\'s name for it ("the Licensee"). ' + UNTRUSTED
+    )
 
 
 class RenewalTerms(_Result):
@@ -49,7 +51,7 @@ class ContractRecord(_Result):
     contract_type: str | None = Field(
         description="A key of the contract-type vocabulary (describe_data_room lists them)."
     )
-    contract_type_title: str | None = Field(description="The title as written.")
+    contract_type_title: str | None = Field(description="The title as written. " + UNTRUSTED)
     parties: list[Party]
     signature_date: str | None = Field(
         description="YYYY-MM-DD, null when unknown or known only to the month or the year."
@@ -68,7 +70,9 @@ class ContractRecord(_Result):
     governing_law: str | None
     amends: list[str] = Field(description="Contract ids this one amends.")
     amended_by: list[str] = Field(description="Contract ids amending this one.")
-    warnings: list[str]
+    warnings: list[str] = Field(
+        description="What does not add up (metadata against text), with quotes. " + UNTRUSTED
+    )
     status: str
 
 
@@ -140,7 +144,7 @@ class FieldProvenance(_Result):
     """Where one metadata value came from, or why it is unknown."""
 
     field: str = Field(description="contract_type, signature_date, ..., or party.")
-    value: Any = Field(description="The value as stored; null when unknown.")
+    value: Any = Field(description="The value as stored; null when unknown. " + UNTRUSTED)
     source: str | None = Field(description='"metadata" (the data room), "text", or null.')
     quote: str | None = Field(description=UNTRUSTED)
     chunk_id: int | None
@@ -149,7 +153,7 @@ class FieldProvenance(_Result):
     confidence: float | None = Field(description="0 to 1; 1 for the data room's own values.")
     confidence_label: str = Field(description="certain | probable | uncertain")
     reason: str | None = Field(description="Why the value is unknown, in words.")
-    alternatives: list[str] = Field(description="Other values the text also gives.")
+    alternatives: list[str] = Field(description="Other values the text also gives. " + UNTRUSTED)
 
 
 class Identifier(_Result):

@@ -4,7 +4,7 @@
 (see :data:`documents.extraction.Fallback`); none is installed by default. Its answers are
 trusted only as far as their quotes: an answer whose quote is not in the text word for word
 (whitespace aside) is dropped and logged, so a model cannot invent a date the contract does
-not contain. Kept answers are never shown as certain.
+not contain. Kept answers are never shown as certain; a date must be one its quote states.
 """
 
 from __future__ import annotations
@@ -16,7 +16,17 @@ import re
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from documents.extraction import ContractReading, Fallback, Finding, Unknown
+from documents.extraction import (
+    ContractReading,
+    ContractType,
+    Expiration,
+    Fallback,
+    Finding,
+    PartialDate,
+    Renewal,
+    Unknown,
+    find_dates,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +41,18 @@ FILLABLE = (
 )
 # A fallback's answer is at most "probable" (documents.provenance.CONFIDENT is 0.85).
 MAX_CONFIDENCE = 0.7
+# A quote as short as "the" or "2020" is found in any contract and supports nothing.
+MIN_QUOTE_CHARS = 12
 _SPACES = re.compile(r"\s+")
+_VALUE_TYPES: dict[str, type | tuple[type, ...]] = {
+    "contract_type": ContractType,
+    "agreement_date": PartialDate,
+    "effective_date": PartialDate,
+    "expiration": Expiration,
+    "renewal": Renewal,
+    "governing_law": str,
+}
+_DATE_FIELDS = frozenset({"agreement_date", "effective_date"})
 
 
 def configured_fallback() -> Fallback | None:
@@ -57,22 +78,51 @@ def with_fallback(reading: ContractReading, text: str) -> ContractReading:
         return reading
     try:
         answers = fallback(text, missing)
+        filled = {
+            name: kept
+            for name, answer in dict(answers).items()
+            if (kept := _checked(name, answer, missing, text)) is not None
+        }
     except Exception:
         # A fallback is optional help: its failure leaves the rules' reading as it was.
         logger.exception("metadata fallback failed; keeping the rules' reading")
         return reading
-    filled: dict[str, Finding] = {}
-    for name, answer in answers.items():
-        span = quote_span(text, answer.evidence) if name in missing else None
-        if span is None:
-            logger.warning("metadata fallback answer for %s dropped: quote not in the text", name)
-            continue
-        filled[name] = dataclasses.replace(
-            answer,
-            evidence=_SPACES.sub(" ", answer.evidence).strip(),
-            start=span[0],
-            end=span[1],
-            rule=f"fallback:{answer.rule}",
-            confidence=min(answer.confidence, MAX_CONFIDENCE),
-        )
     return dataclasses.replace(reading, **filled) if filled else reading  # type: ignore[arg-type]
+
+
+def _checked(name: str, answer: object, missing: list[str], text: str) -> Finding | None:
+    """The answer as a finding the product may keep, or None (logged) when it is not one:
+    a field that was not missing, not a Finding, a value of the wrong kind, a quote that is
+    not in the text, or a date the quote does not contain."""
+    if name not in missing or not isinstance(answer, Finding):
+        logger.warning("metadata fallback answer for %s dropped: not asked or not a finding", name)
+        return None
+    expected = _VALUE_TYPES.get(name)
+    quote = _SPACES.sub(" ", str(answer.evidence)).strip()
+    span = quote_span(text, quote) if len(quote) >= MIN_QUOTE_CHARS else None
+    dated = name not in _DATE_FIELDS or _quote_holds_date(quote, answer.value)
+    if expected is None or not isinstance(answer.value, expected) or span is None or not dated:
+        logger.warning(
+            "metadata fallback answer for %s dropped: its quote does not support it", name
+        )
+        return None
+    return dataclasses.replace(
+        answer,
+        evidence=quote,
+        start=span[0],
+        end=span[1],
+        rule=f"fallback:{answer.rule}",
+        confidence=min(float(answer.confidence), MAX_CONFIDENCE),
+        alternatives=(),
+    )
+
+
+def _quote_holds_date(quote: str, value: object) -> bool:
+    """A date answer must be a date its own quote states (at the answer's precision)."""
+    if not isinstance(value, PartialDate):
+        return False
+    return any(
+        PartialDate.of(found).earliest >= value.earliest
+        and PartialDate.of(found).latest <= value.latest
+        for found, _, _ in find_dates(quote)
+    )

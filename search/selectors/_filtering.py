@@ -259,4 +259,5 @@ def _undecided_reason(row: Mapping[str, Any], field: str, bounds: DateRange | No
         known = row["effective_end_date"] is not None
     if known:
         return None
-    return reason_label(stored_reason) if stored_reason else reason_label("not_found")
+    # No record at all: the document was read before provenance was kept.
+    return reason_label(stored_reason) if stored_reason else reason_label("not_read")

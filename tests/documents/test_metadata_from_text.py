@@ -11,7 +11,7 @@ from django.utils import translation
 from fpdf import FPDF
 
 from agents.tools import call_tool
-from documents.extraction import Finding
+from documents.extraction import Finding, PartialDate
 from documents.models import Document
 from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store
@@ -238,11 +238,15 @@ def test_data_room_and_text_disagreeing_on_the_signature_raise_a_warning(room: R
 # --- the fallback reader ------------------------------------------------------------------
 
 
-def quoting_fallback(text: str, missing: list[str]) -> dict[str, Finding]:
-    """A stand-in for a slower reader: one answer quoting the text, one inventing a quote."""
+def quoting_fallback(text: str, missing: list[str]) -> dict[str, object]:
+    """A stand-in for a slower reader: one answer quoting the text, and answers a model could
+    make up: an invented quote, a date its quote does not state, malformed answers."""
     return {
         "governing_law": Finding("droit suisse", "Les parties choisissent Genève.", "test"),
         "contract_type": Finding(object(), "a title that is not in the text", "test"),
+        "agreement_date": Finding(PartialDate(1999, 1, 1), "Les parties   choisissent", "test"),
+        "effective_date": None,
+        "renewal": "automatic",
     }
 
 
@@ -257,6 +261,9 @@ def test_fallback_answers_are_kept_only_when_their_quote_is_in_the_text(room: Ro
     record = document.provenance["governing_law"]
     assert record["rule"] == "fallback:test" and record["confidence"] <= 0.7
     assert document.provenance["contract_type"]["value"] is None
+    assert document.provenance["signature_date"]["value"] is None
+    assert document.provenance["effective_date"]["value"] is None
+    assert document.renewal == {}
 
 
 # --- vocabularies ---------------------------------------------------------------------------
