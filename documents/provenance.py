@@ -14,6 +14,7 @@ into the article and the page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, is_dataclass
 from datetime import date
 from decimal import Decimal
@@ -109,10 +110,22 @@ def from_text(finding: Finding, value: Any = None) -> dict[str, Any]:
     }
 
 
+# "03/05/04": which century is a guess, even in the data room's own fields.
+TWO_DIGIT_YEAR = re.compile(r"\s*\d{1,2}[/.-]\d{1,2}[/.-]\d{2}\s*")
+
+
 def from_metadata(value: Any, as_received: Any = None) -> dict[str, Any]:
-    """The record of a data-room value; ``quote`` keeps it as received ("28 mars 2022")."""
+    """The record of a data-room value; ``quote`` keeps it as received ("28 mars 2022").
+    A date written with a two-digit year is only probable."""
     quote = "" if as_received is None else str(as_received)
-    return {"value": json_value(value), "source": METADATA, "confidence": 1.0, "quote": quote}
+    guessed = bool(TWO_DIGIT_YEAR.fullmatch(quote))
+    record = {
+        "value": json_value(value),
+        "source": METADATA,
+        "confidence": PROBABLE if guessed else 1.0,
+        "quote": quote,
+    }
+    return record | {"rule": "two_digit_year"} if guessed else record
 
 
 def unknown(reason: str, quote: str = "", start: int = -1) -> dict[str, Any]:
@@ -132,13 +145,10 @@ CONFIDENCE_WORDS = {
 
 
 def confidence_label(confidence: float | None, source: str = TEXT) -> str:
-    """certain | probable | uncertain: how the viewer words a confidence. The data room's own
-    values are certain; a text value without a confidence (stored before confidences were
-    kept) is only probable."""
-    if source == METADATA:
-        return "certain"
+    """certain | probable | uncertain: how the viewer words a confidence. A text value without
+    a confidence (stored before confidences were kept) is only probable."""
     if confidence is None:
-        return "probable"
+        return "certain" if source == METADATA else "probable"
     if confidence >= CONFIDENT:
         return "certain"
     return "probable" if confidence >= PROBABLE else "uncertain"

@@ -139,6 +139,9 @@ def _declared_date(state: _Pass, key: str, unreadable: str) -> tuple[PartialDate
         return None, raw
     parsed = extraction.parse_date(raw)
     if parsed is not None:
+        if provenance.TWO_DIGIT_YEAR.fullmatch(raw):
+            message = gettext("Two-digit year in %(value)r: read as %(date)s, to be checked.")
+            state.warnings.append(message % {"value": raw, "date": parsed.isoformat()})
         return PartialDate.of(parsed), raw
     try:
         return PartialDate.from_iso(raw.strip()), raw

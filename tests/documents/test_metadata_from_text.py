@@ -336,3 +336,11 @@ def test_a_siren_written_after_another_partys_name_is_not_attached_to_the_first(
     )
     parties = {p.name_as_written: p.siren_as_written for p in _document(room).parties.all()}
     assert parties == {"Quorvia SAS": "552100554", "Brenalis SARL": ""}
+
+
+def test_a_data_room_date_with_a_two_digit_year_is_only_probable(room: Room):
+    _store(room, {"filename": "court.txt", "signature_date": "03/05/04", "content": "CONTRAT"})
+    document = _document(room)
+    assert document.signature_date.isoformat() == "2004-05-03"
+    assert document.provenance["signature_date"]["confidence"] < 0.85
+    assert any("03/05/04" in warning for warning in document.warnings)
