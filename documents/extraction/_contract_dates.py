@@ -29,6 +29,15 @@ from ._common import Finding, Unknown, excerpt
 from ._date_phrases import DatePhrase, date_phrases, first_date_phrase, reads_french
 from ._dates import word_starts
 from ._partial import PartialDate
+from ._signing_cues import (
+    AGREEMENT_SUBJECT,
+    BETWEEN_NOT_SIGNING,
+    CONTRACT_AFTER,
+    NOT_SIGNING,
+    RANGE_END,
+    REFERENCED_AGREEMENT,
+    another_french_contract,
+)
 
 PREAMBLE = 0.95
 SIGNATURE_BLOCK = 0.90
@@ -57,59 +66,10 @@ _PREAMBLE_ANCHOR = re.compile(
     re.IGNORECASE,
 )
 _WEAK_ANCHOR_CHARS = 1500
-# "... to the Supply Agreement dated April 1, 2017": the date of the agreement amended.
-_REFERENCED_AGREEMENT = re.compile(
-    r"\b(?:to|of|under|amend\w*|and|into|in)\s+(?:the|that\s+certain|a|an|said|such)\s+(?:[^\s.;]+\s+)"
-    r"{0,10}?(?:agreement|contract|lease|licen[cs]e|contrat)\b(?:\s*\([^)]{0,80}\))?\s*,?"
-    r"(?:\s+(?:dated|of|du|en\s+date\s+du|as\s+of))?\s*$",
-    re.IGNORECASE,
-)
-# « le contrat de fourniture qu'elles ont signé le 19 juin 2023 »: another contract's date
-# (an amendment citing the contract it amends); « le présent contrat, conclu le » is this one.
-_REFERENCED_FRENCH = re.compile(
-    r"\b(?:le|du|au|ledit)\s+(?:contrat|bail|accord|convention|protocole)\b[^.;]{0,120}$",
-    re.IGNORECASE,
-)
-_THIS_CONTRACT_FRENCH = re.compile(
-    r"pr[ée]sente?\s+(?:contrat|bail|accord|convention|protocole|avenant)", re.IGNORECASE
-)
-# A date introduced as a start, an end or a due date is not the date of signing:
-# « le bail court du 1er février », « à compter du », "the license starts on", « exigible le ».
-_NOT_SIGNING = re.compile(
-    r"(?:\beffet|\bvigueur|\bcommence\w*|\bd[ée]but\w*|\bcourt|\bcourant|\bcompter|\bpartir"
-    r"|\bjusqu\S*|\bprend\s+fin|\bfix[ée]e?s?|\breport[ée]e?s?|\bprorog\w*|\bterme|[ée]ch[ée]ance|\bexigible|\bpayable|\bdue"
-    r"|\bs['\u2019][ée]tend\w*|\bs['\u2019]ach[eè]v\w*|\bexpir\w*|\bterminat\w*|\bstarts?|\bstarting|\bbegin\w*"
-    r"|\bends?|\bending|\buntil|\bthrough|\bcommenc\w*|\bpayments?|\bpaiements?|\bdeliver\w*"
-    r"|\blivraisons?|\breports?|\bcertificat\w*|\binvoices?|\bfactures?|\bn[ée]e?\s+le"
-    r"|\bon\s+or\s+before|\bno\s+later\s+than|\bau\s+plus\s+tard|\bbirth|\bnaissance)\W+(?:[\w'\u2019]+\W+){0,4}$",
-    re.IGNORECASE,
-)
 # The recitals tell the story of earlier agreements: the preamble ends where they start.
 _RECITALS = re.compile(
     r"\b(?:WHEREAS|RECITALS|BACKGROUND|WITNESSETH|Whereas,|PR[ÉE]AMBULE|EXPOS[ÉE]\s+PR[ÉE]ALABLE"
     r"|IL\s+A\s+[ÉE]T[ÉE]\s+(?:EXPOS[ÉE]|PR[ÉE]ALABLEMENT))"
-)
-# Between the signing word and its date: "executed the original agreement on ...", "made this
-# 1st day of the Lease Term commencing ...": the date of something else.
-_BETWEEN_NOT_SIGNING = re.compile(
-    r"\b(?:original|initial|existing|underlying|prior|earlier|commenc\w*|term|dur[ée]e"
-    r"|payments?|delivery|livraison)\b"
-    r"|\b(?:the|a|an|un|une|le|la|ledit)\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|lease|contrat"
-    r"|bail|convention)\b",
-    re.IGNORECASE,
-)
-# « ont signé le 12 janvier 2015 un bail commercial »: the date of the contract named after it.
-_CONTRACT_AFTER = re.compile(
-    r"\W{0,3}(?:un|une|le|la|the|a|an)\s+(?:[\w-]+\s+){0,2}(?:bail|contrat|agreement|contract"
-    r"|lease|convention|accord)\b",
-    re.IGNORECASE,
-)
-# A signing word far into the opening is trusted as the preamble's only when the agreement is
-# its subject ("This Agreement is made…", « Le présent contrat est conclu le… »).
-_AGREEMENT_SUBJECT = re.compile(
-    r"\b(?:this|the\s+present|le\s+pr[ée]sent|la\s+pr[ée]sente|ce|cet)\s+(?:[\w-]+\s+){0,4}?"
-    r"(?:agreement|contract|lease|amendment|contrat|bail|convention|avenant|accord)\b[^.;]{0,80}$",
-    re.IGNORECASE,
 )
 _FIRST_LINES_CHARS = 400
 # A filing stamp repeated on every page ("Source: ACME INC, 8-K, 10/1/2008") dates the filing.
@@ -127,10 +87,6 @@ _SIGNED_ON = re.compile(
     r"|\bfait\s+(?:à|a)\s+[^,\n]{1,40},?\s+le\b|\bsign[ée]e?s?\s+le\b"
     r"|\b(?:executed|signed)\s+(?:this\s+agreement\s+)?(?:on|as\s+of)\b",
     re.IGNORECASE,
-)
-# "du 1er octobre 2023 au 30 septembre 2026", "from May 1, 2020 to April 30, 2021": a period.
-_RANGE_END = re.compile(
-    r"\b(?:du|from|between)\s+\S[^.;\n]{2,40}?\s+(?:au|to|until|through|and)\s*$", re.IGNORECASE
 )
 _SIGNATURE_CUE = re.compile(
     r"in\s+witness\s+where|en\s+foi\s+de\s+quoi|\bfait\s+(?:à|a)\s|\bby\s*:|/s/|\bname\s*:"
@@ -220,16 +176,16 @@ class _Reader:
             if weak and anchor.start() > _WEAK_ANCHOR_CHARS:
                 continue
             before = self.text[max(0, anchor.start() - 160) : anchor.start()]
-            if _REFERENCED_AGREEMENT.search(before) or _another_french_contract(before):
+            if REFERENCED_AGREEMENT.search(before) or another_french_contract(before):
                 continue
-            if _NOT_SIGNING.search(self.text[max(0, anchor.start() - 60) : anchor.start()]):
+            if NOT_SIGNING.search(self.text[max(0, anchor.start() - 60) : anchor.start()]):
                 continue
             # "this 5th day of May": the day sits inside the anchor itself.
             position = anchor.start() + 4 if anchor.group(0)[:4].lower() == "this" else anchor.end()
             phrase = self.date_after(position, across_lines=bool(weak))
             if phrase is None or self.dates_something_else(position, phrase):
                 continue
-            subject = _AGREEMENT_SUBJECT.search(before)
+            subject = AGREEMENT_SUBJECT.search(before)
             trusted = bool(weak) or subject or anchor.start() < _FIRST_LINES_CHARS
             return _finding(
                 self.text, anchor.start(), phrase, "preamble", PREAMBLE if trusted else OPENING_DATE
@@ -241,8 +197,8 @@ class _Reader:
         another act's date (an amendment citing its contract, a first delivery)."""
         between = self.text[position : phrase.start]
         return bool(
-            _BETWEEN_NOT_SIGNING.search(between)
-            or _CONTRACT_AFTER.match(self.text, phrase.end, phrase.end + 60)
+            BETWEEN_NOT_SIGNING.search(between)
+            or CONTRACT_AFTER.match(self.text, phrase.end, phrase.end + 60)
         )
 
     def closing_start(self) -> int:
@@ -276,7 +232,7 @@ class _Reader:
             )
             if phrase.value is not None
             and not self.stamped(phrase.start)
-            and not _NOT_SIGNING.search(self.text[max(0, phrase.start - 60) : phrase.start])
+            and not NOT_SIGNING.search(self.text[max(0, phrase.start - 60) : phrase.start])
         ]
         if not phrases:
             return None
@@ -287,7 +243,7 @@ class _Reader:
         stop = start + _SIGNATURE_REACH
         found: list[Finding] = []
         for anchor in _SIGNED_ON.finditer(self.text, start, stop):
-            if _another_french_contract(self.text[max(0, anchor.start() - 160) : anchor.start()]):
+            if another_french_contract(self.text[max(0, anchor.start() - 160) : anchor.start()]):
                 continue  # an amendment citing the date its contract was signed
             phrase = self.date_after(anchor.end(), reach=60)
             if phrase is not None and not self.dates_something_else(anchor.end(), phrase):
@@ -328,21 +284,16 @@ class _Reader:
                 continue
             before = self.text[max(0, phrase.start - 160) : phrase.start]
             if (
-                _NOT_SIGNING.search(before[-60:])
-                or _RANGE_END.search(before[-60:])
-                or _BETWEEN_NOT_SIGNING.search(before[-60:])
-                or _REFERENCED_AGREEMENT.search(before)
-                or _another_french_contract(before)
-                or _CONTRACT_AFTER.match(self.text, phrase.end, phrase.end + 60)
+                NOT_SIGNING.search(before[-60:])
+                or RANGE_END.search(before[-60:])
+                or BETWEEN_NOT_SIGNING.search(before[-60:])
+                or REFERENCED_AGREEMENT.search(before)
+                or another_french_contract(before)
+                or CONTRACT_AFTER.match(self.text, phrase.end, phrase.end + 60)
             ):
                 continue  # a due date, a period, another contract's date: not a date line
             return _finding(self.text, phrase.start, phrase, rule, confidence)
         return None
-
-
-def _another_french_contract(before: str) -> bool:
-    sentence = re.split(r"[.;]\s", before)[-1]
-    return bool(_REFERENCED_FRENCH.search(sentence)) and not _THIS_CONTRACT_FRENCH.search(sentence)
 
 
 def _distance(phrase: DatePhrase, start: int, end: int) -> int:
