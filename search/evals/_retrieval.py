@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from search.evals._index import IndexedCorpus, log, scope
-from search.evals.metrics import dedupe, mean, mrr_at_k, ndcg_at_k, recall_at_k
+from search.evals.metrics import (
+    dedupe,
+    mean,
+    mrr_at_k,
+    ndcg_at_k,
+    recall_at_k,
+    star_precision_at_k,
+)
 from search.ranking import rank_chunks
 
 # The product's arms, as rank_chunks names them; "bm25" is the outside reference.
@@ -41,7 +48,8 @@ class CorpusDocument:
     text: str
 
 
-Metric = Callable[[Sequence[str], EvalQuery], float]
+# A metric may have no value for a query (star precision when no clause has the stars).
+Metric = Callable[[Sequence[str], EvalQuery], float | None]
 
 
 def ndcg(k: int) -> Metric:
@@ -54,6 +62,11 @@ def recall(k: int) -> Metric:
 
 def mrr(k: int) -> Metric:
     return lambda ranking, query: mrr_at_k(ranking, query.relevant, k)
+
+
+def star_precision(k: int, stars: int) -> Metric:
+    """P@k over clauses rated at least ``stars`` (grade = stars - 1)."""
+    return lambda ranking, query: star_precision_at_k(ranking, query.grades, k, stars - 1)
 
 
 @dataclass
@@ -74,12 +87,11 @@ class ArmResult:
 def score(
     rankings: list[list[str]], queries: Sequence[EvalQuery], metrics: dict[str, Metric]
 ) -> dict[str, float]:
-    return {
-        name: mean(
-            [metric(ranking, query) for ranking, query in zip(rankings, queries, strict=True)]
-        )
-        for name, metric in metrics.items()
-    }
+    scores: dict[str, float] = {}
+    for name, metric in metrics.items():
+        values = [metric(ranking, query) for ranking, query in zip(rankings, queries, strict=True)]
+        scores[name] = mean([value for value in values if value is not None])
+    return scores
 
 
 def product_arm(
@@ -89,17 +101,22 @@ def product_arm(
     queries: Sequence[EvalQuery],
     metrics: dict[str, Metric],
     oversample: int,
+    judged_only: bool = False,
 ) -> ArmResult:
-    """Rank every query with rank_chunks(arms=...) in the eval workspace's tenant scope."""
+    """Rank every query with rank_chunks(arms=...) in the eval workspace's tenant scope; with
+    ``judged_only``, among the query's judged documents only (ACORD's protocol), through the
+    same ranking restricted to those documents."""
     started = time.perf_counter()
     rankings = []
     to_corpus = indexed.corpus_id_by_document
+    to_document = {corpus_id: pk for pk, corpus_id in to_corpus.items()}
     for position, query in enumerate(queries, start=1):
+        judged = [to_document[c] for c in query.grades if c in to_document] if judged_only else None
         with scope(indexed.workspace):
             hits = rank_chunks(
                 workspace_id=indexed.workspace.pk,
                 query=query.text,
-                document_ids=None,
+                document_ids=judged,
                 arms=ARMS[arm],
                 oversample=oversample,
                 # Arms are compared raw; the cross-encoder (GPU only by default) is not.

@@ -1,4 +1,4 @@
-"""Ranking metrics over corpus ids: nDCG@k (graded), Recall@k, MRR@k.
+"""Ranking metrics over corpus ids: nDCG@k (graded), Recall@k, MRR@k, star precision@k.
 
 Pure functions, no Django: a ranking is a list of corpus ids (best first, no repeats), the
 judgements a mapping corpus id -> grade, where only a grade above zero counts as relevant.
@@ -25,6 +25,18 @@ def ndcg_at_k(ranking: Sequence[str], grades: Mapping[str, int], k: int) -> floa
     if ideal == 0:
         return 0.0
     return dcg(max(grades.get(doc_id, 0), 0) for doc_id in ranking[:k]) / ideal
+
+
+def star_precision_at_k(
+    ranking: Sequence[str], grades: Mapping[str, int], k: int, min_grade: int
+) -> float | None:
+    """ACORD's star precision: the clauses graded at least ``min_grade`` (3★ = grade 2, 4★ = 3,
+    5★ = 4) among the top k, over min(k, how many the query has); None for a query with none
+    (it is left out of the mean, not counted as 0)."""
+    wanted = {doc_id for doc_id, grade in grades.items() if grade >= min_grade}
+    if not wanted:
+        return None
+    return len(wanted.intersection(ranking[:k])) / min(k, len(wanted))
 
 
 def recall_at_k(ranking: Sequence[str], relevant: set[str], k: int) -> float:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from search.evals.metrics import star_precision_at_k
 from search.management.commands.eval_search import report_lines
 from tests.conftest import shared_data
 
@@ -53,6 +54,26 @@ def test_acord_subset_hybrid_ndcg_stays_above_floor():
     assert report["corpus_documents"] == 150
     hybrid = report["arms"]["hybrid"]
     assert hybrid["ndcg@10"] >= ACORD_SUBSET_HYBRID_NDCG10_FLOOR, report["arms"]
+    # ACORD's own protocol beside it: each query ranks only the clauses rated for it.
+    assert report["protocol"] == "corpus"
+    judged = report["judged"]
+    assert judged["protocol"] == "judged"
+    assert set(judged["arms"]) == {"fts", "vector", "hybrid"}
+    for metrics in judged["arms"].values():
+        scores = {k: v for k, v in metrics.items() if k not in {"empty_fraction", "seconds"}}
+        assert set(scores) == {"ndcg@5", "ndcg@10", "p@5_3star", "p@5_4star", "p@5_5star"}
+        assert all(0.0 <= value <= 1.0 for value in scores.values()), metrics
+
+
+def test_star_precision_counts_clauses_with_enough_stars_over_what_the_query_has():
+    grades = {"a": 4, "b": 3, "c": 2, "d": 0, "e": 1}
+    # 4 stars = grade 3: a and b exist; the top 5 holds both -> 2 / min(5, 2).
+    assert star_precision_at_k(["d", "a", "e", "b", "c"], grades, 5, 3) == 1.0
+    # 3 stars = grade 2: a, b, c; only c and a in the top 2 -> 2 / min(2, 3).
+    assert star_precision_at_k(["c", "a", "b"], grades, 2, 2) == 1.0
+    assert star_precision_at_k(["d", "e"], grades, 5, 2) == 0.0
+    # No clause with 5 stars: no value (left out of the mean, not a zero).
+    assert star_precision_at_k(["a"], {"a": 3}, 5, 4) is None
 
 
 def test_datafiller_subset_hybrid_recall_stays_above_floor():

@@ -83,3 +83,11 @@ def report_lines(report: dict[str, Any]) -> Iterator[str]:
         yield f"  {arm:7} {shown}"
     for note in report["notes"]:
         yield f"  - {note}"
+    judged = report.get("judged")
+    if judged:
+        yield "  judged protocol (each query ranks only the clauses rated for it):"
+        for arm, metrics in judged["arms"].items():
+            shown = ", ".join(f"{name} {value}" for name, value in metrics.items())
+            yield f"  {arm:7} {shown}"
+        for note in judged["notes"]:
+            yield f"  - {note}"
