@@ -23,10 +23,11 @@ from django.conf import settings
 
 from documents.evals._cuad_dates import DatesTally
 from documents.evals._cuad_types import ContractTypeScore
+from documents.evals._scoring import rate
 from documents.extraction import (
+    Finding,
+    Unknown,
     entity_key,
-    extract_parties_from_text,
-    governing_law_from_text,
     normalize_governing_law,
     read_contract,
     role_for_term,
@@ -134,10 +135,6 @@ def _has_answer(value: str) -> bool:
     return any(char.isalpha() for char in value)
 
 
-def _rate(numerator: int, denominator: int) -> float:
-    return round(numerator / denominator, 4) if denominator else 0.0
-
-
 @dataclass
 class Tally:
     contracts: int = 0
@@ -169,10 +166,10 @@ class Tally:
                 {"file": file, "field": field_name, "expected": expected, "got": got}
             )
 
-    def parties(self, file: str, answer: str, text: str) -> None:
+    def parties(self, file: str, answer: str, ours: list[str]) -> None:
+        """Score the party names read in a contract against its "Parties-Answer"."""
         gold, placeholders = gold_parties_counted(answer)
         self.gold_placeholders_dropped += placeholders
-        ours = extract_parties_from_text(text)
         self.ours += len(ours)
         self.ours_correct += sum(1 for name in ours if any(same_party(name, g) for g in gold))
         if not gold:
@@ -188,9 +185,9 @@ class Tally:
             if not hit:
                 self.error(file, "parties", name, ours)
 
-    def law(self, file: str, answer: str, text: str) -> None:
-        finding = governing_law_from_text(text)
-        ours = str(finding.value) if finding is not None else None
+    def law(self, file: str, answer: str, finding: Finding | Unknown) -> None:
+        """Score the governing law read in a contract against its "Governing Law-Answer"."""
+        ours = str(finding.value) if isinstance(finding, Finding) else None
         if not _has_answer(answer):
             if ours is not None:
                 self.law_false_positive += 1
@@ -237,15 +234,16 @@ def evaluate_cuad(cuad: Path, *, limit: int, progress: Progress) -> dict[str, An
             unmatched += 1
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
-        # The speed the pipeline sees: every field read once, as ingestion reads it.
+        # Every field read once, as ingestion reads it: the speed the pipeline sees, and what
+        # each scorer judges.
         began = time.perf_counter()
-        read_contract(text)
+        reading = read_contract(text)
         timings.append((time.perf_counter() - began) * 1000)
         tally.contracts += 1
-        tally.parties(path.name, row["Parties-Answer"], text)
-        tally.law(path.name, row["Governing Law-Answer"], text)
-        dates.add(path.name, row, text)
-        types.add(path.name, row, text)
+        tally.parties(path.name, row["Parties-Answer"], [f.value.name for f in reading.parties])
+        tally.law(path.name, row["Governing Law-Answer"], reading.governing_law)
+        dates.add_reading(path.name, row, reading)
+        types.add(path.name, row, reading.contract_type)
     return _with_dates_and_types(
         _result(tally, unmatched, started), dates.result(), types.result(), timings
     )
@@ -298,16 +296,16 @@ def _result(tally: Tally, unmatched: int, started: float) -> dict[str, Any]:
         "contracts": tally.contracts,
         "unmatched": unmatched,
         "parties": {
-            "both_main_found": _rate(tally.both_main_found, tally.with_gold_parties),
-            "at_least_one": _rate(tally.at_least_one, tally.with_gold_parties),
-            "recall": _rate(tally.gold_found, tally.gold_parties),
-            "precision": _rate(tally.ours_correct, tally.ours),
+            "both_main_found": rate(tally.both_main_found, tally.with_gold_parties),
+            "at_least_one": rate(tally.at_least_one, tally.with_gold_parties),
+            "recall": rate(tally.gold_found, tally.gold_parties),
+            "precision": rate(tally.ours_correct, tally.ours),
             # Reported so a rise in the rates above can be told from a smaller gold.
             "gold_placeholders_dropped": tally.gold_placeholders_dropped,
         },
         "governing_law": {
             "evaluated": tally.law_evaluated,
-            "accuracy": _rate(tally.law_correct, tally.law_evaluated),
+            "accuracy": rate(tally.law_correct, tally.law_evaluated),
             "unnormalisable_gold": tally.law_unnormalisable,
             "false_positive": tally.law_false_positive,
         },

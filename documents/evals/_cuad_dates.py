@@ -1,6 +1,7 @@
 """Contract dates scored against CUAD's labels: agreement, effective and expiration dates,
 renewal. Pair rows with texts with :func:`documents.evals._cuad.file_key`, then feed each pair
-to :meth:`DatesTally.add`; :meth:`DatesTally.result` is JSON-able.
+to :meth:`DatesTally.add` (or its reading to :meth:`DatesTally.add_reading`);
+:meth:`DatesTally.result` is JSON-able.
 
 Scoring protocol
 ----------------
@@ -40,22 +41,19 @@ Each miss is filed under a short cause ("agreement_date: wrong day") and the fir
 from __future__ import annotations
 
 import re
-import statistics
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from documents.evals._scoring import rate
 from documents.extraction import (
+    ContractReading,
     Expiration,
     Finding,
     PartialDate,
     Renewal,
     Unknown,
-    agreement_date,
-    effective_date,
-    expiration,
-    renewal,
+    read_contract,
 )
 
 MAX_EXAMPLES = 40
@@ -212,8 +210,8 @@ class _Rate:
         self.correct += correct
 
     def result(self) -> dict[str, Any]:
-        rate = round(self.correct / self.evaluated, 4) if self.evaluated else 0.0
-        return {"evaluated": self.evaluated, "correct": self.correct, "accuracy": rate}
+        accuracy = rate(self.correct, self.evaluated)
+        return {"evaluated": self.evaluated, "correct": self.correct, "accuracy": accuracy}
 
 
 @dataclass
@@ -230,7 +228,6 @@ class DatesTally:
     undated_gold: int = 0
     gold_alternatives: int = 0
     gold_century_slips: int = 0
-    timings_ms: list[float] = field(default_factory=list)
     causes: Counter[str] = field(default_factory=Counter)
     examples: list[dict[str, Any]] = field(default_factory=list)
 
@@ -248,23 +245,20 @@ class DatesTally:
             )
 
     def add(self, file: str, row: dict[str, str], text: str) -> None:
-        """Run the four extractions on one contract and score them against its row."""
-        started = time.perf_counter()
-        agreed = agreement_date(text)
-        agreed_value = agreed.value if isinstance(agreed, Finding) else None
-        effective = effective_date(text, agreed_value)
-        effective_value = effective.value if isinstance(effective, Finding) else None
-        expires = expiration(text, effective_value or agreed_value)
-        renews = renewal(text)
-        self.timings_ms.append((time.perf_counter() - started) * 1000)
+        """Read one contract as the pipeline does and score its dates against its row."""
+        self.add_reading(file, row, read_contract(text))
 
-        for field_name, rate, column, result in (
+    def add_reading(self, file: str, row: dict[str, str], reading: ContractReading) -> None:
+        """Score a contract's reading (:func:`~documents.extraction.read_contract`)."""
+        agreed, effective = reading.agreement_date, reading.effective_date
+        expires, renews = reading.expiration, reading.renewal
+        for field_name, tally, column, result in (
             ("agreement_date", self.agreement, "Agreement Date-Answer", agreed),
             ("effective_date", self.effective, "Effective Date-Answer", effective),
         ):
             scored = score_date(row.get(column, ""), result)
             if scored is not None:
-                rate.add(scored[0])
+                tally.add(scored[0])
                 if scored[1] is not None:
                     self._miss(file, field_name, scored[1], row[column], _shown(result))
         self._score_expiration(file, row.get("Expiration Date-Answer", ""), expires)
@@ -300,8 +294,6 @@ class DatesTally:
             self.notice.add(got is not None and abs(got - gold_days) <= max(1, gold_days // 30))
 
     def result(self) -> dict[str, Any]:
-        timings = sorted(self.timings_ms)
-        p95 = timings[min(len(timings) - 1, int(len(timings) * 0.95))] if timings else 0.0
         return {
             "agreement_date": self.agreement.result(),
             "effective_date": self.effective.result(),
@@ -317,10 +309,6 @@ class DatesTally:
                 "automatic_accuracy": self.renewal_automatic.result()["accuracy"],
             },
             "renewal_notice": self.notice.result(),
-            "ms_per_contract": {
-                "median": round(statistics.median(timings), 2) if timings else 0.0,
-                "p95": round(p95, 2),
-            },
             "causes": dict(self.causes.most_common(20)),
             "examples": self.examples,
         }

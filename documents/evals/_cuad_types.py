@@ -11,21 +11,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from documents.evals._scoring import rate
 from documents.extraction import (
     Finding,
     Unknown,
     collapse_whitespace,
-    contract_type_from_text,
     contract_type_key,
 )
 
 MAX_EXAMPLES = 20
 TOP_NAMES = 10
 GOLD_COLUMN = "Document Name-Answer"
-
-
-def _rate(numerator: int, denominator: int) -> float:
-    return round(numerator / denominator, 4) if denominator else 0.0
 
 
 def _gold_name(row: dict[str, str]) -> str:
@@ -44,8 +40,9 @@ class ContractTypeScore:
     error_categories: Counter[str] = field(default_factory=Counter)
     examples: list[dict[str, Any]] = field(default_factory=list)
 
-    def add(self, file: str, row: dict[str, str], text: str) -> None:
-        """Score one contract: ``row`` is a ``master_clauses.csv`` row, ``text`` its text."""
+    def add(self, file: str, row: dict[str, str], found: Finding | Unknown) -> None:
+        """Score one contract: ``row`` is a ``master_clauses.csv`` row, ``found`` the type read
+        in its text (:func:`~documents.extraction.contract_type_from_text`)."""
         name = _gold_name(row)
         gold = contract_type_key(name)
         if gold is None:
@@ -56,7 +53,6 @@ class ContractTypeScore:
         if gold == "other":
             self.other_names[name] += 1
         self.evaluated += 1
-        found = contract_type_from_text(text)
         ours = found.value.key if isinstance(found, Finding) else None
         if ours == gold:
             self.correct += 1
@@ -78,7 +74,7 @@ class ContractTypeScore:
     def result(self) -> dict[str, Any]:
         return {
             "evaluated": self.evaluated,
-            "accuracy": _rate(self.correct, self.evaluated),
+            "accuracy": rate(self.correct, self.evaluated),
             "unmappable_gold": self.unmappable_gold,
             "top_unmapped_names": self.unmapped_names.most_common(TOP_NAMES),
             "other_gold": sum(self.other_names.values()),
