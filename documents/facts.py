@@ -67,11 +67,7 @@ def facts(located: list[LocatedValue]) -> list[Fact]:
     for entry in located:
         record = entry.record
         reason = record.get("reason")
-        level = (
-            "unknown"
-            if reason
-            else provenance.confidence_label(record.get("confidence"), record.get("source") or "")
-        )
+        level = provenance.confidence_label(record)
         rows.append(
             Fact(
                 field=entry.field,

@@ -22,7 +22,8 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext, gettext_lazy
 
-from documents.extraction import CONTRACT_TYPES, Finding, PartialDate, Unknown
+from documents import extraction
+from documents.extraction import Finding, PartialDate, Unknown
 from documents.models import Document
 
 TEXT, METADATA = "text", "metadata"
@@ -144,11 +145,15 @@ CONFIDENCE_WORDS = {
 }
 
 
-def confidence_label(confidence: float | None, source: str = TEXT) -> str:
-    """certain | probable | uncertain: how the viewer words a confidence. A text value without
-    a confidence (stored before confidences were kept) is only probable."""
+def confidence_label(record: dict[str, Any]) -> str:
+    """certain | probable | uncertain | unknown: how the viewer and get_contract word a
+    record's confidence. A text value without a confidence (stored before confidences were
+    kept) is only probable; a field with a reason is unknown."""
+    if record.get("reason"):
+        return "unknown"
+    confidence = record.get("confidence")
     if confidence is None:
-        return "certain" if source == METADATA else "probable"
+        return "certain" if record.get("source") == METADATA else "probable"
     if confidence >= CONFIDENT:
         return "certain"
     return "probable" if confidence >= PROBABLE else "uncertain"
@@ -168,13 +173,10 @@ def signature_as_known(earliest: date | None, precision: str) -> str | None:
 def contract_type_label(key: str) -> str:
     """A contract-type key's name in the active language ("commercial_lease" → "bail
     commercial"); a key outside the vocabulary is shown as is."""
-    entry = _TYPES_BY_KEY.get(key)
+    entry = extraction.contract_type_label(key)
     if entry is None:
         return key
     return entry.fr if (get_language() or "fr").startswith("fr") else entry.en
-
-
-_TYPES_BY_KEY = {entry.key: entry for entry in CONTRACT_TYPES}
 
 
 # Party role keys (documents.extraction.ROLES' values) in French and English.

@@ -107,9 +107,7 @@ def _field_provenance(located: LocatedValue) -> FieldProvenance:
         article_ref=located.article_ref,
         page=located.page,
         confidence=confidence,
-        confidence_label=provenance.confidence_label(confidence, record.get("source") or "")
-        if reason is None
-        else "unknown",
+        confidence_label=provenance.confidence_label(record),
         reason=provenance.reason_label(reason) if reason else None,
         alternatives=[str(other.get("value")) for other in record.get("alternatives", [])],
     )
