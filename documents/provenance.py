@@ -163,11 +163,9 @@ def signature_as_known(earliest: date | None, precision: str) -> str | None:
     """The signature date as precisely as it is known: "2004", "2017-02" or "2017-02-14"."""
     if earliest is None:
         return None
-    if precision == "year":
-        return f"{earliest.year:04d}"
-    if precision == "month":
-        return f"{earliest.year:04d}-{earliest.month:02d}"
-    return earliest.isoformat()
+    month = None if precision == "year" else earliest.month
+    day = None if precision in {"year", "month"} else earliest.day
+    return PartialDate(earliest.year, month, day).iso()
 
 
 def contract_type_label(key: str) -> str:
