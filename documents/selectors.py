@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from django.http import Http404
 from django.utils.translation import gettext
 
 from documents import provenance
+from documents.chunking import page_of
 from documents.embeddings import embedding_model_name
 from documents.models import (
     Chunk,
@@ -326,7 +326,7 @@ def document_provenance(*, document: Document) -> DocumentProvenance:
     for name, record in entries:
         start = record.get("start", -1)
         chunk = next((c for c in chunks if start >= 0 and c[2] <= start < c[3]), None)
-        page = max(1, bisect.bisect_right(page_starts, start)) if start >= 0 else None
+        page = page_of(page_starts, start) if start >= 0 else None
         located.append(
             LocatedValue(
                 field=name,

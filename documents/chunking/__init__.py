@@ -8,6 +8,6 @@ Pure functions: no models, no settings. ``_headings`` finds the articles, ``_spl
 
 from __future__ import annotations
 
-from documents.chunking._split import ChunkDraft, index_text, split_into_chunks
+from documents.chunking._split import ChunkDraft, index_text, page_of, split_into_chunks
 
-__all__ = ["ChunkDraft", "index_text", "split_into_chunks"]
+__all__ = ["ChunkDraft", "index_text", "page_of", "split_into_chunks"]

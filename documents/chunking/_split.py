@@ -90,7 +90,8 @@ def _with_overlap(text: str, piece_start: int, floor: int, overlap: int) -> int:
     return _trim(text, start, piece_start)[0] if start < piece_start else piece_start
 
 
-def _page_of(page_starts: list[int], offset: int) -> int:
+def page_of(page_starts: list[int], offset: int) -> int:
+    """The page (from 1) holding the character at ``offset``."""
     return max(1, bisect_right(page_starts, offset))
 
 
@@ -151,8 +152,8 @@ def split_into_chunks(
                     text=text[chunk_start:chunk_end],
                     char_start=chunk_start,
                     char_end=chunk_end,
-                    page_start=_page_of(page_starts, chunk_start),
-                    page_end=_page_of(page_starts, chunk_end - 1),
+                    page_start=page_of(page_starts, chunk_start),
+                    page_end=page_of(page_starts, chunk_end - 1),
                 )
             )
     return drafts
