@@ -25,9 +25,11 @@ from ._types import (
     CONTRACT_TYPES,
     ContractType,
     ContractTypeLabel,
+    contract_type_family,
     contract_type_from_text,
     contract_type_key,
     contract_type_label,
+    same_contract_family,
 )
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "Unknown",
     "agreement_date",
     "collapse_whitespace",
+    "contract_type_family",
     "contract_type_from_text",
     "contract_type_key",
     "contract_type_label",
@@ -72,5 +75,6 @@ __all__ = [
     "read_contract",
     "renewal",
     "role_for_term",
+    "same_contract_family",
     "siren_is_valid",
 ]

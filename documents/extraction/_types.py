@@ -15,18 +15,22 @@ from ._common import Finding, Unknown, collapse_whitespace, excerpt
 from ._vocabulary import (
     CONTRACT_TYPES,
     ContractTypeLabel,
+    contract_type_family,
     contract_type_key,
     contract_type_label,
     fold_label,
+    same_contract_family,
 )
 
 __all__ = [
     "CONTRACT_TYPES",
     "ContractType",
     "ContractTypeLabel",
+    "contract_type_family",
     "contract_type_from_text",
     "contract_type_key",
     "contract_type_label",
+    "same_contract_family",
 ]
 
 _HEAD_CHARS = 4000

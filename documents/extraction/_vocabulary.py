@@ -220,6 +220,12 @@ CONTRACT_TYPES: tuple[ContractTypeLabel, ...] = (
 )  # fmt: skip
 
 _BY_KEY = {label.key: label for label in CONTRACT_TYPES}
+_FAMILIES = {
+    label.key: frozenset(
+        {label.key, *(member.key for member in CONTRACT_TYPES if member.parent == label.key)}
+    )
+    for label in CONTRACT_TYPES
+}
 # Keys that yield to any more specific type named in the same title.
 _GENERIC = frozenset({"services", "other"})
 _RESTATED = re.compile(r"\b(?:amended and )?restated\b|\bmodifie et refondu\b")
@@ -239,6 +245,17 @@ def fold_label(label: str) -> str:
 def contract_type_label(key: str) -> ContractTypeLabel | None:
     """The vocabulary entry of a key, None for a key the vocabulary lacks."""
     return _BY_KEY.get(key)
+
+
+def contract_type_family(key: str) -> frozenset[str]:
+    """A type and its members: "lease" → {"lease", "commercial_lease"}; a type without
+    members (or outside the vocabulary) → itself."""
+    return _FAMILIES.get(key, frozenset({key}))
+
+
+def same_contract_family(left: str, right: str) -> bool:
+    """Equal types, or one the family of the other (a maintenance contract is a services one)."""
+    return left in contract_type_family(right) or right in contract_type_family(left)
 
 
 def contract_type_key(label: str | None) -> str | None:

@@ -105,7 +105,7 @@ def _contract_type(state: _Pass) -> None:
         if (
             isinstance(read, Finding)
             and read.confidence >= provenance.CONFIDENT
-            and not _same_family(read.value.key, document.contract_type)
+            and not extraction.same_contract_family(read.value.key, document.contract_type)
         ):
             message = gettext(
                 "Contract type: metadata “%(metadata)s”, but the title reads “%(text)s”"
@@ -118,18 +118,6 @@ def _contract_type(state: _Pass) -> None:
     else:
         document.contract_type, document.contract_type_title = "", ""
         state.records["contract_type"] = provenance.from_unknown(read)
-
-
-def _same_family(found: str, declared: str) -> bool:
-    """Equal keys, or one the family of the other (maintenance is a services contract)."""
-    if found == declared:
-        return True
-    found_entry = extraction.contract_type_label(found)
-    declared_entry = extraction.contract_type_label(declared)
-    return bool(
-        (found_entry and found_entry.parent == declared)
-        or (declared_entry and declared_entry.parent == found)
-    )
 
 
 def _declared_date(state: _Pass, key: str, unreadable: str) -> tuple[PartialDate | None, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 
-from documents.extraction import CONTRACT_TYPES
+from documents.extraction import contract_type_family, contract_type_label
 from documents.models import Document, Entity
 from documents.normalize import iso_date
 from documents.provenance import precision_reason, reason_label
@@ -53,23 +53,16 @@ def vocabulary(*, workspace: Workspace, filters: SearchFilters) -> Vocabulary:
     )
 
 
-# A type's family (documents.extraction.CONTRACT_TYPES' ``parent``): "lease" also selects
-# commercial leases, "services" consulting and maintenance contracts.
-_CHILDREN: dict[str, set[str]] = {}
-for _entry in CONTRACT_TYPES:
-    if _entry.parent:
-        _CHILDREN.setdefault(_entry.parent, set()).add(_entry.key)
-_PARENT = {entry.key: entry.parent for entry in CONTRACT_TYPES if entry.parent}
-
-
 def _with_families(present: Iterable[str]) -> list[str]:
     """The types a filter may name: those present, and the families they belong to."""
     keys = set(present)
-    return sorted(keys | {_PARENT[key] for key in keys if key in _PARENT})
+    parents = {entry.parent for key in keys if (entry := contract_type_label(key)) and entry.parent}
+    return sorted(keys | parents)
 
 
 def _members(requested: list[str]) -> set[str]:
-    return set(requested).union(*(_CHILDREN.get(key, set()) for key in requested))
+    """A type filter selects the type and its family's members ("lease": commercial leases)."""
+    return set().union(*(contract_type_family(key) for key in requested))
 
 
 def _range_q(field: str, bounds: DateRange) -> Q:
