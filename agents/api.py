@@ -23,6 +23,7 @@ ERROR_STATUS = {
     "not_found": status.HTTP_404_NOT_FOUND,
     "forbidden": status.HTTP_403_FORBIDDEN,
     "rate_limited": status.HTTP_429_TOO_MANY_REQUESTS,
+    "unavailable": status.HTTP_503_SERVICE_UNAVAILABLE,
 }
 
 

@@ -246,6 +246,20 @@ if LEXROOM_RERANK not in {"auto", "on", "off"}:
 LEXROOM_RERANK_MODEL = env_str("LEXROOM_RERANK_MODEL", "BAAI/bge-reranker-v2-m3")
 LEXROOM_RERANK_TOP_N = env_int("LEXROOM_RERANK_TOP_N", 50, minimum=1)
 LEXROOM_RERANK_THRESHOLD = env_float("LEXROOM_RERANK_THRESHOLD", 0.0)
+# cross-encoder (LEXROOM_RERANK_MODEL) | llm (a pointwise judge, 0-4 per clause, on Ollama).
+LEXROOM_RERANKER = env_str("LEXROOM_RERANKER", "cross-encoder")
+if LEXROOM_RERANKER not in {"cross-encoder", "llm"}:
+    raise ImproperlyConfigured(f"LEXROOM_RERANKER={LEXROOM_RERANKER!r}: use cross-encoder or llm.")
+# The judge's model; empty: LEXROOM_LLM_MODEL.
+LEXROOM_RERANK_LLM_MODEL = env_str("LEXROOM_RERANK_LLM_MODEL", "")
+LEXROOM_RERANK_LLM_CONCURRENCY = env_int("LEXROOM_RERANK_LLM_CONCURRENCY", 4, minimum=1)
+# Past this, the clauses not yet rescored keep their fused order after the rescored ones.
+LEXROOM_RERANK_BUDGET_MS = env_int("LEXROOM_RERANK_BUDGET_MS", 5000, minimum=1)
+
+# --- Local LLM (Ollama): the firm's own server; nothing is sent elsewhere.
+OLLAMA_URL = env_str("OLLAMA_URL", "http://127.0.0.1:11434")
+LEXROOM_LLM_MODEL = env_str("LEXROOM_LLM_MODEL", "qwen3:8b")
+LEXROOM_LLM_TIMEOUT = env_int("LEXROOM_LLM_TIMEOUT", 60, minimum=1)
 
 # The worker's liveness (django-q2 cluster stats) must be visible to the CLI: a shared cache.
 CACHES = {

@@ -25,6 +25,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.utils.translation import gettext
 
+from documents.embeddings import ModelUnavailable
 from search.errors import InvalidSearchArguments
 from search.filters import SearchFilters, parse_filters
 from search.paging import DEFAULT_LIMIT, Page
@@ -104,6 +105,7 @@ def _page_url(params: QueryDict, offset: int) -> str:
 def search(request: HttpRequest, slug: str) -> HttpResponse:
     workspace = workspace_get_for_member(user=cast(User, request.user), slug=slug)
     error: InvalidSearchArguments | None = None
+    unavailable: ModelUnavailable | None = None
     results: SearchResults | None = None
     try:
         asked = parse_search_request(request.GET)
@@ -113,11 +115,14 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
             )
     except InvalidSearchArguments as exc:
         error = exc
+    except ModelUnavailable as exc:  # a model or Ollama the firm's IT must fix, not the query
+        unavailable = exc
     past_the_end = bool(results and results.offset > 0 and results.offset >= results.total_results)
     context: dict[str, Any] = {
         "workspace": workspace,
         "results": results,
         "error": error,
+        "unavailable": unavailable,
         "allowed": _allowed_values(error),
         "past_the_end": past_the_end,
         "selected": form_state(request.GET),
@@ -129,10 +134,11 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
         "first_url": _page_url(request.GET, 0),
     }
     # "Load more" (htmx) gets the next hits only; an error is a full page (htmx swaps no 400).
-    if request.htmx and error is None:  # type: ignore[attr-defined]
+    if request.htmx and error is None and unavailable is None:  # type: ignore[attr-defined]
         return render(request, "search/search.html#hits-page", context)
     context["room"] = describe_data_room(workspace=workspace)
-    return render(request, "search/search.html", context, status=400 if error else 200)
+    status = 400 if error else 503 if unavailable else 200
+    return render(request, "search/search.html", context, status=status)
 
 
 def form_state(params: QueryDict) -> dict[str, Any]:

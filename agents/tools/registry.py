@@ -23,6 +23,7 @@ from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agents.tools.schema import flatten_schema, output_schema
+from documents.embeddings import ModelUnavailable
 from documents.metrics import timed
 from search.errors import InvalidSearchArguments
 from workspaces.credentials import acting_token
@@ -40,7 +41,7 @@ from workspaces.tenancy import current_scope, current_workspace_ids, tenant_scop
 
 class ToolError(Exception):
     """A call the tool cannot honour. ``kind``: invalid_arguments, unknown_tool, not_found,
-    forbidden, rate_limited."""
+    forbidden, rate_limited, unavailable (a model or Ollama cannot answer)."""
 
     def __init__(
         self,
@@ -364,6 +365,8 @@ def _run(
                     content = tool.handler(ToolContext(user, workspace, token), parsed)
             except InvalidSearchArguments as exc:
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
+            except ModelUnavailable as exc:  # the firm's IT must act (start Ollama, a model)
+                raise ToolError("unavailable", str(exc)) from None
             duration_ms = (time.perf_counter() - started) * 1000
             text, plain = result_text(content)
             audit_record(

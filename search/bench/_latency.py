@@ -12,7 +12,9 @@ from django.conf import settings
 from django.test.utils import override_settings
 
 from documents.embeddings import load_cross_encoder, pick_device, resolve_model_path
+from documents.llm import llm_client
 from search.bench._workload import Call, search_calls
+from search.ranking._judge import judge_model
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 
@@ -77,6 +79,8 @@ def _measure_rerank(workspace: Workspace, calls: list[Call]) -> dict[str, Any]:
 
 def rerank_unavailable() -> str | None:
     """Why the rerank model cannot be loaded offline (None when it can)."""
+    if settings.LEXROOM_RERANKER == "llm":
+        return _judge_unavailable()
     name = settings.LEXROOM_RERANK_MODEL
     if not name:
         return "LEXROOM_RERANK_MODEL is empty"
@@ -92,4 +96,14 @@ def rerank_unavailable() -> str | None:
         load_cross_encoder(name, pick_device(settings.LEXROOM_EMBEDDING_DEVICE))
     except Exception as exc:  # a missing or broken model is a reason to skip, not fail
         return f"{name} cannot be loaded: {exc}"[:300]
+    return None
+
+
+def _judge_unavailable() -> str | None:
+    """Why the LLM judge cannot answer (Ollama down, model not pulled), or None."""
+    model = judge_model()
+    try:
+        llm_client().show(model)
+    except Exception as exc:  # down or not pulled is a reason to skip, not fail
+        return f"LLM judge {model} at {settings.OLLAMA_URL}: {exc}"[:300]
     return None

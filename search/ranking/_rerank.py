@@ -1,7 +1,13 @@
-"""Optional cross-encoder reranking of the fused top-N."""
+"""Optional reranking of the fused top-N: a cross-encoder, or a pointwise LLM judge on Ollama.
+
+Either runs under a latency budget (``LEXROOM_RERANK_BUDGET_MS``): clauses are rescored best
+fused first, and those not rescored when the budget runs out follow the rescored ones in
+their fused order (``rerank_score`` None). Off on CPU unless asked (``LEXROOM_RERANK``).
+"""
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from functools import cache
 from typing import Any
@@ -11,6 +17,10 @@ from django.db import connection
 
 from documents.embeddings import load_cross_encoder, pick_device
 from search.ranking._common import ChunkHit
+from search.ranking._judge import judge
+
+# Pairs the cross-encoder scores between two looks at the clock.
+CROSS_ENCODER_BATCH = 16
 
 
 @cache
@@ -19,30 +29,51 @@ def _cross_encoder(name: str, device: str) -> Any:
 
 
 def rerank(query: str, hits: list[ChunkHit], texts: dict[int, str]) -> list[ChunkHit]:
-    """Cross-encoder scores over the fused top-N; below the threshold a hit is cut as noise."""
+    """Rescored hits first, best first; a cross-encoder score below the threshold is cut as
+    noise; hits left unscored by the budget keep their fused order after them."""
+    deadline = time.monotonic() + settings.LEXROOM_RERANK_BUDGET_MS / 1000
+    order = [hit.chunk_id for hit in hits]
+    if settings.LEXROOM_RERANKER == "llm":
+        scores = judge(query, texts, order, deadline)
+        threshold = None
+    else:
+        scores = _cross_encoder_scores(query, texts, order, deadline)
+        threshold = settings.LEXROOM_RERANK_THRESHOLD
+    for hit in hits:
+        hit.rerank_score = scores.get(hit.chunk_id)
+    rescored = [hit for hit in hits if hit.rerank_score is not None]
+    if threshold is not None:
+        rescored = [hit for hit in rescored if (hit.rerank_score or 0.0) >= threshold]
+    rescored.sort(key=lambda hit: (-(hit.rerank_score or 0.0), hit.chunk_id))
+    return rescored + [hit for hit in hits if hit.rerank_score is None]
+
+
+def _cross_encoder_scores(
+    query: str, texts: dict[int, str], order: list[int], deadline: float
+) -> dict[int, float]:
     model = _cross_encoder(
         settings.LEXROOM_RERANK_MODEL, pick_device(settings.LEXROOM_EMBEDDING_DEVICE)
     )
-    pairs = [(query, texts[hit.chunk_id]) for hit in hits]
-    scores = model.predict(pairs, show_progress_bar=False) if pairs else []
-    for hit, score in zip(hits, scores, strict=True):
-        hit.rerank_score = float(score)
-    kept = [h for h in hits if (h.rerank_score or 0.0) >= settings.LEXROOM_RERANK_THRESHOLD]
-    return sorted(kept, key=lambda hit: (-(hit.rerank_score or 0.0), hit.chunk_id))
+    scores: dict[int, float] = {}
+    for start in range(0, len(order), CROSS_ENCODER_BATCH):
+        if start and time.monotonic() >= deadline:
+            break
+        batch = order[start : start + CROSS_ENCODER_BATCH]
+        values = model.predict([(query, texts[i]) for i in batch], show_progress_bar=False)
+        scores.update(zip(batch, (float(v) for v in values), strict=True))
+    return scores
 
 
 def rerank_enabled() -> bool:
     setting = settings.LEXROOM_RERANK
     if setting == "auto":
-        return (
-            bool(settings.LEXROOM_RERANK_MODEL)
-            and pick_device(settings.LEXROOM_EMBEDDING_DEVICE) == "cuda"
-        )
+        has_model = settings.LEXROOM_RERANKER == "llm" or bool(settings.LEXROOM_RERANK_MODEL)
+        return has_model and pick_device(settings.LEXROOM_EMBEDDING_DEVICE) == "cuda"
     return setting == "on"
 
 
 def chunk_texts(chunk_ids: list[int]) -> dict[int, str]:
-    """The indexed text of each chunk, as the cross-encoder reads it."""
+    """The indexed text of each chunk, as the reranker reads it."""
     grouped: dict[int, str] = defaultdict(str)
     with connection.cursor() as cursor:
         cursor.execute("SELECT id, index_text FROM documents_chunk WHERE id = ANY(%s)", [chunk_ids])

@@ -91,7 +91,9 @@ def _ranked(workspace: Workspace, query: str, selection: Selection, page: Page) 
     for hit in hits:
         by_document.setdefault(hit.document_id, []).append(hit)
     scores = {doc_id: _hit_score(doc_hits[0]) for doc_id, doc_hits in by_document.items()}
-    ranked_ids = sorted(scores, key=lambda doc_id: (-scores[doc_id], doc_id))
+    # Hits come best first (a reranker's unscored tail after its rescored head): a contract
+    # ranks where its best article does.
+    ranked_ids = list(by_document)
     page_ids = ranked_ids[page.offset : page.end]
     by_id = {d.pk: d for d in selection.passing.filter(pk__in=page_ids)}
     documents = [by_id[doc_id] for doc_id in page_ids if doc_id in by_id]

@@ -1,0 +1,83 @@
+"""The local LLM, through the official ``ollama`` client: one place that knows how to ask it.
+
+Nothing here leaves the firm's machines: ``OLLAMA_URL`` names the firm's own Ollama server.
+Text read from documents is data: callers put it in a delimited user message, never in the
+system prompt, and ask for a JSON answer checked against a schema before it is used.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import httpx
+import ollama
+from django.conf import settings
+from django.utils.translation import gettext
+
+from documents.embeddings import ModelUnavailable
+
+
+class LlmUnavailable(ModelUnavailable):
+    """Ollama cannot answer: not running, model not pulled, or an answer that is not JSON."""
+
+    setting = "OLLAMA_URL"
+
+
+@cache
+def _client(host: str, timeout: float) -> ollama.Client:
+    return ollama.Client(host=host, timeout=timeout)
+
+
+def llm_client() -> ollama.Client:
+    """The client for ``OLLAMA_URL`` (one per address and timeout; it is thread-safe)."""
+    return _client(settings.OLLAMA_URL, float(settings.LEXROOM_LLM_TIMEOUT))
+
+
+def chat_json(*, model: str, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """One non-streamed chat turn whose answer must be a JSON object matching ``schema``'s
+    top-level ``required`` keys; temperature 0 so the same question gets the same answer."""
+    try:
+        response = llm_client().chat(
+            model=model,
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            format=schema,
+            options={"temperature": 0},
+            stream=False,
+        )
+    except ollama.ResponseError as exc:
+        raise LlmUnavailable(_response_error(model, exc)) from exc
+    except (httpx.HTTPError, ConnectionError) as exc:
+        raise LlmUnavailable(
+            gettext(
+                "Ollama is not reachable at %(url)s (%(why)s): start it (ollama serve) or set "
+                "OLLAMA_URL."
+            )
+            % {"url": settings.OLLAMA_URL, "why": type(exc).__name__}
+        ) from exc
+    return _parsed(response.message.content or "", schema)
+
+
+def _response_error(model: str, exc: ollama.ResponseError) -> str:
+    if exc.status_code == 404:
+        return gettext(
+            "The model %(model)s is not pulled in Ollama: run ollama pull %(model)s."
+        ) % {"model": model}
+    return gettext("Ollama refused the request (%(status)s): %(error)s") % {
+        "status": exc.status_code,
+        "error": str(exc.error)[:200],
+    }
+
+
+def _parsed(content: str, schema: dict[str, Any]) -> dict[str, Any]:
+    try:
+        answer = json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise LlmUnavailable(gettext("The model's answer is not JSON.")) from exc
+    required = schema.get("required", [])
+    if not isinstance(answer, dict) or any(key not in answer for key in required):
+        raise LlmUnavailable(
+            gettext("The model's answer lacks %(keys)s.") % {"keys": ", ".join(required)}
+        )
+    return answer
