@@ -148,6 +148,23 @@ class TextStatistics:
         text_stats_refresh(workspace_id=workspace_id)
 
 
+class JudgmentCleanup:
+    """Ratings go with the articles they rate (a documents.listeners.IndexListener): a purge
+    deletes chunks in plain SQL, which no ORM cascade follows."""
+
+    def chunks_removing(self, *, workspace_id: int, document_id: int | None) -> None:
+        judgments = RelevanceJudgment.objects.filter(workspace_id=workspace_id)
+        if document_id is not None:
+            judgments = judgments.filter(chunk__document_id=document_id)
+        judgments.delete()
+
+    def chunks_indexed(self, *, workspace_id: int, document_id: int) -> None:
+        pass
+
+    def workspace_analyzed(self, *, workspace_id: int) -> None:
+        pass
+
+
 # --- Relevance judgments ------------------------------------------------------------------
 
 
