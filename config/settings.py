@@ -246,6 +246,10 @@ if LEXROOM_RERANK not in {"auto", "on", "off"}:
 LEXROOM_RERANK_MODEL = env_str("LEXROOM_RERANK_MODEL", "BAAI/bge-reranker-v2-m3")
 LEXROOM_RERANK_TOP_N = env_int("LEXROOM_RERANK_TOP_N", 50, minimum=1)
 LEXROOM_RERANK_THRESHOLD = env_float("LEXROOM_RERANK_THRESHOLD", 0.0)
+# The firm's query adapter learnt from its relevance judgments (train_search_adapter).
+LEXROOM_SEARCH_ADAPTERS = env_bool("LEXROOM_SEARCH_ADAPTERS", default=True)
+# train_search_adapter refuses to fit on fewer judged queries than this.
+LEXROOM_ADAPTER_MIN_QUERIES = env_int("LEXROOM_ADAPTER_MIN_QUERIES", 8, minimum=2)
 
 # The worker's liveness (django-q2 cluster stats) must be visible to the CLI: a shared cache.
 CACHES = {
