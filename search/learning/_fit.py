@@ -48,11 +48,14 @@ class JudgedQuery:
 
 @dataclass(frozen=True)
 class FitOptions:
+    # Chosen on ACORD's train and valid splits only (test untouched): the held-out nDCG@10
+    # varied 0.620-0.640 over learning rates 1e-4-1e-3, regularisations 0.01-0.1 and
+    # temperatures 0.02-0.1; this setting was the best of them.
     temperature: float = 0.05
-    regularisation: float = 0.01
-    learning_rate: float = 2e-3
+    regularisation: float = 0.1
+    learning_rate: float = 3e-4
     max_epochs: int = 400
-    patience: int = 60  # epochs without a better held-out score before stopping
+    patience: int = 100  # epochs without a better held-out score before stopping
     held_out_share: float = 0.25  # when no held-out queries are given
     seed: int = 0
 
