@@ -16,7 +16,7 @@ from typing import Any
 from documents.embeddings import embedding_model_name
 from documents.models import Chunk
 from search.evals._index import IndexedCorpus, log, scope
-from search.evals._retrieval import ArmResult, EvalQuery, Metric, product_arm
+from search.evals._retrieval import ArmResult, EvalQuery, Metric, judged_arm
 from search.learning import FitOptions, JudgedQuery, fit_adapter, judged_queries
 from search.ranking._adapter import adapter_override
 
@@ -79,14 +79,13 @@ def adapter_report(
     arms: dict[str, Any] = {}
     with adapter_override(fit.matrix):
         for arm in ADAPTER_ARMS:
-            log(f"  ranking {len(test)} queries among their judged clauses, {arm} + adapter")
-            adapted = product_arm(
+            adapted = judged_arm(
                 indexed=indexed,
                 arm=arm,
                 queries=test,
                 metrics=metrics,
                 oversample=oversample,
-                judged_only=True,
+                label="+ adapter",
             )
             arms[arm] = {
                 **adapted.summary(),

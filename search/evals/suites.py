@@ -38,9 +38,9 @@ from search.evals._retrieval import (
     CorpusDocument,
     EvalQuery,
     Metric,
+    judged_arm,
     mrr,
     ndcg,
-    product_arm,
     recall,
     run_arms,
     star_precision,
@@ -232,15 +232,13 @@ def _judged_report(
     ``adapter_splits`` (train, valid), also with a search adapter fitted on them."""
     arms: dict[str, ArmResult] = {}
     for arm in ARMS:
-        log(f"  ranking {len(queries)} queries among their judged clauses, {arm} arm")
         with adapter_override(None):  # as shipped, whatever adapter the eval firm may have
-            arms[arm] = product_arm(
+            arms[arm] = judged_arm(
                 indexed=indexed,
                 arm=arm,
                 queries=queries,
                 metrics=metrics,
                 oversample=options.oversample,
-                judged_only=True,
             )
     adapter = None
     if adapter_splits is not None:
