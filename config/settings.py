@@ -255,6 +255,10 @@ LEXROOM_RERANK_LLM_MODEL = env_str("LEXROOM_RERANK_LLM_MODEL", "")
 LEXROOM_RERANK_LLM_CONCURRENCY = env_int("LEXROOM_RERANK_LLM_CONCURRENCY", 4, minimum=1)
 # Past this, the clauses not yet rescored keep their fused order after the rescored ones.
 LEXROOM_RERANK_BUDGET_MS = env_int("LEXROOM_RERANK_BUDGET_MS", 5000, minimum=1)
+# The firm's query adapter learnt from its relevance judgments (train_search_adapter).
+LEXROOM_SEARCH_ADAPTERS = env_bool("LEXROOM_SEARCH_ADAPTERS", default=True)
+# train_search_adapter refuses to fit on fewer judged queries than this.
+LEXROOM_ADAPTER_MIN_QUERIES = env_int("LEXROOM_ADAPTER_MIN_QUERIES", 8, minimum=2)
 
 # --- Local LLM (Ollama): the firm's own server; nothing is sent elsewhere.
 OLLAMA_URL = env_str("OLLAMA_URL", "http://127.0.0.1:11434")

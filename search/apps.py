@@ -8,7 +8,8 @@ class SearchConfig(AppConfig):
 
     def ready(self) -> None:
         from documents.listeners import index_listener_register
-        from search.services import TextStatistics
+        from search.services import JudgmentCleanup, TextStatistics
 
         # Documents tells its listeners without importing search (imports flow the other way).
         index_listener_register(TextStatistics())
+        index_listener_register(JudgmentCleanup())

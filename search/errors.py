@@ -13,3 +13,7 @@ class InvalidSearchArguments(ValueError):
         super().__init__(message)
         self.message = message
         self.details = details or {}
+
+
+class ResultNotFound(LookupError):
+    """A rated article that is missing or outside the workspace: the same answer for both."""

@@ -1,4 +1,5 @@
-"""Writes of the search app: the per-workspace text statistics BM25 needs.
+"""Writes of the search app: the per-workspace text statistics BM25 needs, and the members'
+relevance judgments on results (the adapter's training data, :mod:`search.adapter`).
 
 They follow each document as it is chunked, re-chunked or removed (documents.textsearch
 hooks), so full-text finds a document before it is embedded; a full recount after each
@@ -9,12 +10,21 @@ could deadlock, and a recount must not interleave with an increment.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext
 
-from search.models import LexemeStat, TextStats
+from documents.embeddings import embedding_model_name
+from documents.models import Chunk
+from search.errors import InvalidSearchArguments, ResultNotFound
+from search.models import LexemeStat, RelevanceJudgment, TextStats
+from search.paging import clean_query
+from search.selectors import query_digest
 from workspaces.locks import LockNamespace, workspace_xact_lock
+from workspaces.models import User, Workspace
+from workspaces.services import audit_record
 
 
 def _lock(workspace_id: int) -> None:
@@ -136,3 +146,82 @@ class TextStatistics:
 
     def workspace_analyzed(self, *, workspace_id: int) -> None:
         text_stats_refresh(workspace_id=workspace_id)
+
+
+class JudgmentCleanup:
+    """Ratings go with the articles they rate (a documents.listeners.IndexListener): a purge
+    deletes chunks in plain SQL, which no ORM cascade follows."""
+
+    def chunks_removing(self, *, workspace_id: int, document_id: int | None) -> None:
+        judgments = RelevanceJudgment.objects.filter(workspace_id=workspace_id)
+        if document_id is not None:
+            judgments = judgments.filter(chunk__document_id=document_id)
+        judgments.delete()
+
+    def chunks_indexed(self, *, workspace_id: int, document_id: int) -> None:
+        pass
+
+    def workspace_analyzed(self, *, workspace_id: int) -> None:
+        pass
+
+
+# --- Relevance judgments ------------------------------------------------------------------
+
+
+def _judged_query(query: str | None) -> str:
+    cleaned = clean_query(query)
+    if cleaned is None:
+        raise InvalidSearchArguments(
+            gettext("query is required: the words of the search the result came from."),
+            {"field": "query"},
+        )
+    return cleaned
+
+
+@transaction.atomic
+def judgment_set(
+    *, workspace: Workspace, user: User, query: str | None, chunk_id: int, relevant: bool | None
+) -> tuple[Chunk, RelevanceJudgment | None]:
+    """Record ``user``'s verdict on article ``chunk_id`` for ``query`` (again: overwrite);
+    ``relevant`` None removes it. Runs in the workspace's tenant scope; audited.
+
+    An article outside the workspace raises :class:`ResultNotFound`, as a missing one does.
+    """
+    text = _judged_query(query)
+    chunk = (
+        Chunk.objects.filter(workspace=workspace, pk=chunk_id)
+        .select_related("document")
+        .only("pk", "document__ref")
+        .first()
+    )
+    if chunk is None:
+        raise ResultNotFound(chunk_id)
+    digest = query_digest(text)
+    key: dict[str, Any] = {
+        "workspace": workspace,
+        "user": user,
+        "query_sha256": digest,
+        "chunk": chunk,
+    }
+    judgment: RelevanceJudgment | None = None
+    if relevant is None:
+        changed = RelevanceJudgment.objects.filter(**key).delete()[0] > 0
+    else:
+        values = {
+            "query": text,
+            "relevant": relevant,
+            "embedding_model": embedding_model_name(),
+            "updated_at": timezone.now(),
+        }
+        judgment, _created = RelevanceJudgment.objects.update_or_create(defaults=values, **key)
+        changed = True
+    if changed:
+        audit_record(
+            firm=workspace.firm,
+            workspace=workspace,
+            actor=user,
+            action="search.judgment_removed" if relevant is None else "search.judgment_set",
+            target=f"{chunk.document.ref}#{chunk.pk}",
+            details={"query_sha256": digest[:16], "relevant": relevant},
+        )
+    return chunk, judgment

@@ -6,4 +6,5 @@ from search import views
 
 urlpatterns = [
     path("w/<slug:slug>/search/", views.search, name="search"),
+    path("w/<slug:slug>/search/rate/", views.rate, name="search_rate"),
 ]

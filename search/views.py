@@ -21,17 +21,20 @@ from datetime import date
 from typing import Any, cast
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext
+from django.views.decorators.http import require_POST
 
 from documents.embeddings import ModelUnavailable
-from search.errors import InvalidSearchArguments
+from search.errors import InvalidSearchArguments, ResultNotFound
 from search.filters import SearchFilters, parse_filters
 from search.paging import DEFAULT_LIMIT, Page
 from search.results import SearchResults
-from search.selectors import describe_data_room, search_data_room
-from workspaces.models import User
+from search.selectors import describe_data_room, ratings_for_results, search_data_room
+from search.services import judgment_set
+from workspaces.models import User, Workspace
 from workspaces.selectors import workspace_get_for_member
 
 PAGE_SIZE = DEFAULT_LIMIT  # results per page and per "load more"
@@ -118,6 +121,7 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
     except ModelUnavailable as exc:  # a model or Ollama the firm's IT must fix, not the query
         unavailable = exc
     past_the_end = bool(results and results.offset > 0 and results.offset >= results.total_results)
+    user = cast(User, request.user)
     context: dict[str, Any] = {
         "workspace": workspace,
         "results": results,
@@ -132,6 +136,8 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
             else None
         ),
         "first_url": _page_url(request.GET, 0),
+        "ratings": _ratings(workspace, user, results),
+        "back": request.GET.urlencode(),
     }
     # "Load more" (htmx) gets the next hits only; an error is a full page (htmx swaps no 400).
     if request.htmx and error is None and unavailable is None:  # type: ignore[attr-defined]
@@ -139,6 +145,58 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
     context["room"] = describe_data_room(workspace=workspace)
     status = 400 if error else 503 if unavailable else 200
     return render(request, "search/search.html", context, status=status)
+
+
+def _ratings(workspace: Workspace, user: User, results: SearchResults | None) -> dict[int, bool]:
+    if results is None or not results.query:
+        return {}
+    chunk_ids = [a.chunk_id for hit in results.results for a in hit.relevant_articles]
+    return ratings_for_results(
+        workspace=workspace, user=user, query=results.query, chunk_ids=chunk_ids
+    )
+
+
+RATING_VALUES = {"1": True, "0": False, "": None}
+
+
+@login_required
+@require_POST
+def rate(request: HttpRequest, slug: str) -> HttpResponse:
+    """A result's relevant / not relevant button (``relevant`` 1, 0, or empty to remove):
+    htmx gets the buttons again, a plain form post goes back to the search (``back``)."""
+    user = cast(User, request.user)
+    workspace = workspace_get_for_member(user=user, slug=slug)
+    raw_relevant = request.POST.get("relevant", "").strip()
+    raw_chunk = request.POST.get("chunk_id", "").strip()
+    if raw_relevant not in RATING_VALUES or not raw_chunk.isdigit():
+        message = gettext("relevant must be 1, 0 or empty, and chunk_id a whole number.")
+        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+    query = request.POST.get("q", "")
+    try:
+        chunk, _ = judgment_set(
+            workspace=workspace,
+            user=user,
+            query=query,
+            chunk_id=int(raw_chunk),
+            relevant=RATING_VALUES[raw_relevant],
+        )
+    except InvalidSearchArguments as exc:
+        return HttpResponse(exc.message, status=400, content_type="text/plain; charset=utf-8")
+    except ResultNotFound:
+        raise Http404(gettext("No such article in this workspace.")) from None
+    if request.htmx:  # type: ignore[attr-defined]
+        context = {
+            "workspace": workspace,
+            "article_id": chunk.pk,
+            "rating": RATING_VALUES[raw_relevant],
+            "query": query,
+            "back": request.POST.get("back", ""),
+        }
+        return render(request, "search/search.html#rating", context)
+    # Back to the same search: only its query string is taken from the form, re-encoded.
+    back = QueryDict(request.POST.get("back", "")).urlencode()
+    target = reverse("search", args=[workspace.slug]) + (f"?{back}" if back else "")
+    return HttpResponseRedirect(f"{target}#article-{chunk.pk}")
 
 
 def form_state(params: QueryDict) -> dict[str, Any]:

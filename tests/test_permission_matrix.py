@@ -25,7 +25,7 @@ from django.utils import timezone
 from django_q.models import Failure, OrmQ, Schedule, Success
 
 from agents.tools.registry import REGISTRY, _load
-from documents.models import Document, DocumentLink, DuplicateGroup, Entity
+from documents.models import Chunk, Document, DocumentLink, DuplicateGroup, Entity
 from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store
 from tests.conftest import Room
@@ -105,8 +105,15 @@ API_EDITOR_WRITE = outcome(
     "202", anonymous="401", viewer="403", strangers="404", token_ro="403",
     token_other_ws="404", dead_tokens="401",
 )  # fmt: skip
-# A tool on a workspace: read tools take read-only tokens too.
+# A tool on a workspace: read tools take read-only tokens too; write tools do not.
 TOOL_READ = API_MEMBER_READ
+# Rating a result: any member who can search (viewers too), never with a read-only token.
+TOOL_RATE = outcome(
+    "200", anonymous="401", strangers="404", token_ro="403", token_other_ws="404",
+    dead_tokens="401",
+)  # fmt: skip
+# The search page's rating buttons (a form post, back to the search): any member.
+PAGE_RATE = outcome("login", members="302", strangers="404")
 TOOL_NO_WORKSPACE = API_ANY_USER
 
 
@@ -145,6 +152,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/documents/<str:ref>/": PAGE_MEMBER,
     "w/<slug:slug>/documents/<str:ref>/original/": PAGE_MEMBER,  # a download, same check
     "w/<slug:slug>/search/": PAGE_MEMBER,
+    "w/<slug:slug>/search/rate/": PAGE_RATE,  # the POST; its GET is a 405
     "admin/": ADMIN,
     "admin/login/": ADMIN_LOGIN,
     "admin/logout/": ADMIN_LOGOUT,
@@ -189,15 +197,25 @@ TOOLS: dict[str, dict[str, str]] = {
     "search_data_room": TOOL_READ,
     "get_contract": TOOL_READ,
     "find_duplicates": TOOL_READ,
+    "rate_result": TOOL_RATE,
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "list_workspaces": {},
     "get_contract": {"workspace": "deal-alpha", "contract_id": "c01"},
     "search_data_room": {"workspace": "deal-alpha", "query": "loyer"},
-}
+    # "<chunk>": an article of deal-alpha (world.objects["chunk"]).
+    "rate_result": {"workspace": "deal-alpha", "query": "loyer", "chunk_id": "<chunk>",
+                    "relevant": True},
+}  # fmt: skip
 
 # Requests that are not a plain GET.
-POSTS = {"w/<slug:slug>/documents/upload/", "api/workspaces/<slug:slug>/documents/upload/"}
+POSTS = {
+    "w/<slug:slug>/documents/upload/",
+    "api/workspaces/<slug:slug>/documents/upload/",
+    "w/<slug:slug>/search/rate/",
+}
+# Form posts (the others upload a file).
+FORMS = {"w/<slug:slug>/search/rate/": {"q": "loyer", "chunk_id": "<chunk>", "relevant": "1"}}
 
 CONTRACT = {
     "filename": "bail.txt",
@@ -278,7 +296,8 @@ def world(room: Room) -> World:
             workspace=room.workspace, source=document, target=document, kind="amends"
         )
         event = AuditEvent.objects.filter(firm=room.firm).first()
-    assert entity is not None and event is not None
+        chunk = Chunk.objects.filter(workspace=room.workspace).first()
+    assert entity is not None and event is not None and chunk is not None
     # Install-wide rows only superusers may see (existing, so the admin checks permissions).
     group = Group.objects.create(name="Partners")
     now = timezone.now()
@@ -302,6 +321,7 @@ def world(room: Room) -> World:
         "django_q/ormq": queued.pk,
         "django_q/success": "ok1",
         "django_q/failure": "ko1",
+        "chunk": chunk.pk,
     }
     return World(room, clients, raw, objects, batch.pk)
 
@@ -330,8 +350,14 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
     return url
 
 
+def with_chunk(values: dict[str, Any], world: World) -> dict[str, Any]:
+    return {k: world.objects["chunk"] if v == "<chunk>" else v for k, v in values.items()}
+
+
 def observe(client: Client, method: str, url: str, **data: Any) -> str:
-    if method == "POST" and "files" in data:
+    if method == "POST" and "form" in data:
+        response = client.post(url, data["form"])
+    elif method == "POST" and "files" in data:
         response = client.post(url, {"files": [SimpleUploadedFile("n.txt", b"Note.\n")]})
     elif method == "POST":
         response = client.post(url, data.get("json", {}), content_type="application/json")
@@ -363,13 +389,15 @@ def test_every_credential_gets_the_expected_answer_everywhere(world: World):
         method = "POST" if route in POSTS else "GET"
         url = concrete_url(route, world)
         for credential in CREDENTIALS:
-            kwargs = {"files": True} if method == "POST" else {}
+            kwargs: dict[str, Any] = {"files": True} if method == "POST" else {}
+            if route in FORMS:
+                kwargs = {"form": with_chunk(FORMS[route], world)}
             got = observe(world.clients[credential], method, url, **kwargs)
             if got != ROUTES[route][credential]:
                 mismatches.append(f"{method} {url} as {credential}: {got}, expected "
                                   f"{ROUTES[route][credential]}")  # fmt: skip
     for name, expected in TOOLS.items():
-        arguments = TOOL_ARGUMENTS.get(name, {"workspace": "deal-alpha"})
+        arguments = with_chunk(TOOL_ARGUMENTS.get(name, {"workspace": "deal-alpha"}), world)
         for credential in CREDENTIALS:
             got = observe(world.clients[credential], "POST", f"/api/tools/{name}", json=arguments)
             if got != expected[credential]:

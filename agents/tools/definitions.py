@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.tools.registry import Tool, ToolContext, register
+from agents.tools.registry import Tool, ToolContext, ToolError, register
 from search import selectors
+from search.errors import InvalidSearchArguments, ResultNotFound
 from search.filters import SearchFilters
 from search.paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_CHARS, Page
 from search.results import (
@@ -17,6 +19,8 @@ from search.results import (
     SearchResults,
     as_json,
 )
+from search.services import judgment_set
+from workspaces.models import Role
 from workspaces.selectors import workspace_list_with_roles
 
 WORKSPACE_FIELD = Field(
@@ -80,6 +84,29 @@ class FindDuplicatesInput(WorkspaceInput):
     )
 
 
+class RateResultInput(WorkspaceInput):
+    query: str = Field(
+        description="The query exactly as you searched it (search_data_room's `query`).",
+        max_length=MAX_QUERY_CHARS,
+    )
+    chunk_id: int = Field(description="chunk_id of the article, from relevant_articles.", ge=1)
+    relevant: bool | None = Field(
+        default=None,
+        description="true: the article answers the query; false: it does not. Required "
+        "unless remove is true.",
+    )
+    remove: bool = Field(default=False, description="true: withdraw your rating instead.")
+
+
+class RatingResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    workspace: str
+    query: str
+    chunk_id: int
+    contract_id: str
+    relevant: bool | None = Field(description="Your rating now; null: not rated.")
+
+
 class WorkspaceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     workspace: str = Field(description="Slug to pass as `workspace` to the other tools.")
@@ -134,6 +161,39 @@ def _find_duplicates(context: ToolContext, arguments: FindDuplicatesInput) -> di
     assert context.workspace is not None  # noqa: S101
     result = selectors.find_duplicates(workspace=context.workspace, entity_ids=arguments.entity_ids)
     return as_json(result)
+
+
+def _rate_result(context: ToolContext, arguments: RateResultInput) -> dict[str, Any]:
+    assert context.workspace is not None  # noqa: S101
+    if arguments.remove == (arguments.relevant is not None):
+        raise InvalidSearchArguments(
+            gettext("Pass relevant (true or false), or remove: true, not both."),
+            {"field": "relevant", "allowed": [True, False]},
+        )
+    try:
+        chunk, _judgment = judgment_set(
+            workspace=context.workspace,
+            user=context.user,
+            query=arguments.query,
+            chunk_id=arguments.chunk_id,
+            relevant=arguments.relevant,
+        )
+    except ResultNotFound:
+        message = gettext(
+            "No article %(chunk_id)d in this workspace: use a chunk_id from "
+            "search_data_room's relevant_articles."
+        )
+        raise ToolError(
+            "not_found", message % {"chunk_id": arguments.chunk_id}, {"field": "chunk_id"}
+        ) from None
+    rating = RatingResult(
+        workspace=context.workspace.slug,
+        query=arguments.query,
+        chunk_id=chunk.pk,
+        contract_id=chunk.document.ref,
+        relevant=arguments.relevant,
+    )
+    return as_json(rating)
 
 
 register(
@@ -193,5 +253,18 @@ register(
         input_model=FindDuplicatesInput,
         output_model=DuplicateGroups,
         handler=_find_duplicates,
+    )
+)
+register(
+    Tool(
+        name="rate_result",
+        description="Mark one search result (an article, by chunk_id) as relevant or not "
+        "relevant to a query, for the firm's search to learn from. Rating the same query and "
+        "article again replaces your rating; remove=true withdraws it. Changes data.",
+        input_model=RateResultInput,
+        output_model=RatingResult,
+        handler=_rate_result,
+        min_role=Role.VIEWER,
+        read_only=False,
     )
 )

@@ -135,6 +135,27 @@ def product_arm(
     )
 
 
+def judged_arm(
+    *,
+    indexed: IndexedCorpus,
+    arm: str,
+    queries: Sequence[EvalQuery],
+    metrics: dict[str, Metric],
+    oversample: int,
+    label: str = "arm",
+) -> ArmResult:
+    """ACORD's protocol: :func:`product_arm` with each query among its judged clauses only."""
+    log(f"  ranking {len(queries)} queries among their judged clauses, {arm} {label}")
+    return product_arm(
+        indexed=indexed,
+        arm=arm,
+        queries=queries,
+        metrics=metrics,
+        oversample=oversample,
+        judged_only=True,
+    )
+
+
 def stemmer_available() -> bool:
     return importlib.util.find_spec("Stemmer") is not None
 

@@ -20,6 +20,7 @@ from django.conf import settings
 from documents.embeddings import embedding_model_name
 from documents.models import IngestBatch
 from documents.pipeline import store_dataroom
+from search.evals._adapter import adapter_report
 from search.evals._brenalis import brenalis_checks
 from search.evals._index import (
     IndexedCorpus,
@@ -33,16 +34,18 @@ from search.evals._index import (
 )
 from search.evals._retrieval import (
     ARMS,
+    ArmResult,
     CorpusDocument,
     EvalQuery,
     Metric,
+    judged_arm,
     mrr,
     ndcg,
-    product_arm,
     recall,
     run_arms,
     star_precision,
 )
+from search.ranking._adapter import adapter_override
 from workspaces.bench.report import Reporter
 from workspaces.models import User, Workspace
 
@@ -175,6 +178,7 @@ def _retrieval_report(
     bm25_depth: int,
     notes: list[str],
     judged_metrics: dict[str, Metric] | None = None,
+    adapter_splits: tuple[list[EvalQuery], list[EvalQuery]] | None = None,
 ) -> dict[str, Any]:
     if options.limit_queries is not None:
         queries = queries[: options.limit_queries]
@@ -213,7 +217,7 @@ def _retrieval_report(
         "notes": notes + arm_notes,
     }
     if judged_metrics is not None:
-        report["judged"] = _judged_report(indexed, queries, judged_metrics, options)
+        report["judged"] = _judged_report(indexed, queries, judged_metrics, options, adapter_splits)
     return report
 
 
@@ -222,20 +226,34 @@ def _judged_report(
     queries: list[EvalQuery],
     metrics: dict[str, Metric],
     options: EvalOptions,
+    adapter_splits: tuple[list[EvalQuery], list[EvalQuery]] | None,
 ) -> dict[str, Any]:
-    """ACORD as its authors score it: each query ranks only the clauses rated for it."""
-    arms = {}
+    """ACORD as its authors score it: each query ranks only the clauses rated for it; with
+    ``adapter_splits`` (train, valid), also with a search adapter fitted on them."""
+    arms: dict[str, ArmResult] = {}
     for arm in ARMS:
-        log(f"  ranking {len(queries)} queries among their judged clauses, {arm} arm")
-        arms[arm] = product_arm(
+        with adapter_override(None):  # as shipped, whatever adapter the eval firm may have
+            arms[arm] = judged_arm(
+                indexed=indexed,
+                arm=arm,
+                queries=queries,
+                metrics=metrics,
+                oversample=options.oversample,
+            )
+    adapter = None
+    if adapter_splits is not None:
+        train, valid = adapter_splits
+        adapter = adapter_report(
             indexed=indexed,
-            arm=arm,
-            queries=queries,
+            train=train,
+            valid=valid,
+            test=queries,
             metrics=metrics,
             oversample=options.oversample,
-            judged_only=True,
+            without=arms,
         )
     return {
+        **({"adapter": adapter} if adapter is not None else {}),
         "protocol": "judged",
         "arms": {name: result.summary() for name, result in arms.items()},
         "notes": [
@@ -259,6 +277,17 @@ def _acord_qrels(path: Path) -> dict[str, dict[str, int]]:
     return grades
 
 
+def _acord_queries(root: Path, split: str) -> list[EvalQuery]:
+    """The split's queries that have a relevant clause, in queries.jsonl order (so
+    --limit-queries takes the same first N every time)."""
+    qrels = _acord_qrels(root / "qrels" / f"{split}.tsv")
+    return [
+        EvalQuery(text=str(row["text"]), grades=qrels[str(row["_id"])])
+        for row in _read_jsonl(root / "queries.jsonl")
+        if str(row["_id"]) in qrels and any(g > 0 for g in qrels[str(row["_id"])].values())
+    ]
+
+
 def run_acord(options: EvalOptions) -> dict[str, Any]:
     root = options.data_dir / "acord"
     if options.split not in SPLITS:
@@ -267,13 +296,13 @@ def run_acord(options: EvalOptions) -> dict[str, Any]:
         CorpusDocument(str(row["_id"]), str(row.get("title") or ""), str(row["text"]))
         for row in _read_jsonl(root / "corpus.jsonl")
     ]
-    qrels = _acord_qrels(root / "qrels" / f"{options.split}.tsv")
-    # queries.jsonl order, so --limit-queries takes the same first N every time.
-    queries = [
-        EvalQuery(text=str(row["text"]), grades=qrels[str(row["_id"])])
-        for row in _read_jsonl(root / "queries.jsonl")
-        if str(row["_id"]) in qrels and any(g > 0 for g in qrels[str(row["_id"])].values())
-    ]
+    queries = _acord_queries(root, options.split)
+    # Scoring test: the search adapter is fitted on train (stopped on valid) as well.
+    splits = (
+        (_acord_queries(root, "train"), _acord_queries(root, "valid"))
+        if options.split == "test"
+        else None
+    )
     return _retrieval_report(
         suite="acord",
         split=options.split,
@@ -290,6 +319,7 @@ def run_acord(options: EvalOptions) -> dict[str, Any]:
         },
         language="english",
         bm25_depth=100,
+        adapter_splits=splits,
         notes=[
             "gain = qrel grade (0-4), log2 discount, ideal DCG from the query's judgements; "
             "recall@10 counts grade > 0 as relevant.",

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
+from search.ranking._adapter import adapt_query_vector
 from search.ranking._common import ArmRow, ChunkHit
 from search.ranking._fulltext import fts_arm
 from search.ranking._reference import article_refs, reference_arm
@@ -49,6 +50,7 @@ def rank_chunks(
         )
     if "vector" in arms:
         vector, dimension, model = embed_query(query)
+        vector = adapt_query_vector(workspace_id=workspace_id, model=model, vector=vector)
         rows = vector_arm(
             workspace_id=workspace_id,
             query_vector=vector,

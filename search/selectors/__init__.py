@@ -1,4 +1,5 @@
-"""The search tools' reads: search_data_room, describe_data_room, get_contract, find_duplicates.
+"""The search tools' reads: search_data_room, describe_data_room, get_contract, find_duplicates;
+and a member's own ratings of results (ratings_for_results).
 
 Every function takes a workspace the caller already has access to and runs inside its
 tenant scope; none knows whether MCP, REST, the CLI or the agent called it. Arguments are
@@ -14,6 +15,7 @@ from search.selectors._common import SEARCHABLE, searchable_documents
 from search.selectors._contract import find_duplicates, get_contract
 from search.selectors._describe import describe_data_room
 from search.selectors._filtering import Selection, select, vocabulary
+from search.selectors._judgments import query_digest, ratings_for_results
 from search.selectors._search import ARTICLES_PER_CONTRACT, search_data_room
 
 __all__ = [
@@ -23,6 +25,8 @@ __all__ = [
     "describe_data_room",
     "find_duplicates",
     "get_contract",
+    "query_digest",
+    "ratings_for_results",
     "search_data_room",
     "searchable_documents",
     "select",

@@ -48,6 +48,7 @@ TOOLS = {
     "search_data_room",
     "get_contract",
     "find_duplicates",
+    "rate_result",
 }
 ACCEPT = "application/json, text/event-stream"
 CONTRACTS_A = {
@@ -202,7 +203,7 @@ def _clean_error(response: httpx.Response, status: int) -> None:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_sdk_client_lists_the_five_flat_tools_and_searches(world, mode):
+def test_sdk_client_lists_the_flat_tools_and_searches(world, mode):
     async def run() -> tuple[Any, Any]:
         async with _session(world.url, world.token_a, mode) as client:
             tools = await client.list_tools()
@@ -239,6 +240,10 @@ def test_tools_list_publishes_output_schemas_and_calls_return_structured_content
         ("search_data_room", {"query": "loyer annuel", "limit": 5}),
         ("get_contract", {"contract_id": "c01"}),
         ("find_duplicates", {}),
+        (
+            "rate_result",
+            {"query": "loyer annuel", "chunk_id": _first_article(world), "relevant": True},
+        ),
     ]
 
     async def run() -> tuple[Any, list[Any]]:
@@ -438,6 +443,21 @@ def test_django_request_bodies_over_the_cap_get_413_before_any_view(world, setti
     assert response.status_code == 413
     # Under the cap, the request reaches Django (here: CSRF refuses the anonymous POST).
     assert httpx.post(f"{base}/login/", content=b"x" * 10, timeout=10).status_code == 403
+
+
+def _first_article(world: World) -> int:
+    [found] = _calls(world.url, world.token_a, [("search_data_room", {"query": "loyer annuel"})])
+    return int(found.structured_content["results"][0]["relevant_articles"][0]["chunk_id"])
+
+
+def test_rate_result_is_refused_to_a_read_only_token_and_to_another_firm(world):
+    arguments = {"query": "loyer annuel", "chunk_id": _first_article(world), "relevant": False}
+    [refused] = _calls(world.url, world.readonly_a, [("rate_result", arguments)])
+    assert refused.is_error and _payload(refused)["error"] == "forbidden"
+    [foreign] = _calls(world.url, world.token_b, [("rate_result", arguments)])
+    assert foreign.is_error and _payload(foreign)["error"] == "not_found"
+    [rated] = _calls(world.url, world.token_a, [("rate_result", arguments)])
+    assert not rated.is_error and rated.structured_content["relevant"] is False
 
 
 def test_read_only_token_cannot_call_a_write_tool(world):

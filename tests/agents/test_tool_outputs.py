@@ -101,6 +101,10 @@ CASES: dict[str, list[Arguments]] = {
         lambda room: {},
         lambda room: {"entity_ids": [_entity(room)]},
     ],
+    "rate_result": [
+        lambda room: {"query": "durée du bail", "chunk_id": _chunks(room)[0], "relevant": True},
+        lambda room: {"query": "durée du bail", "chunk_id": _chunks(room)[0], "remove": True},
+    ],
 }
 
 

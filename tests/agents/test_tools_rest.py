@@ -68,7 +68,9 @@ def test_definitions_are_flat_for_small_models():
         "search_data_room",
         "get_contract",
         "find_duplicates",
+        "rate_result",
     }
+    assert definitions["rate_result"]["annotations"] == {"readOnlyHint": False}
     text = json.dumps(definitions)
     assert "$ref" not in text and "anyOf" not in text and "$defs" not in text
     search = definitions["search_data_room"]["inputSchema"]

@@ -1,7 +1,8 @@
 """The rest of a lawyer's journey (issue #11) in a real browser, on the Brenalis data room
 uploaded through the upload page: search "exclusivité territoriale", see c03 with its article,
-open the cited article in the viewer (highlighted, scrolled into view), then filter on
-governing law *not in* French law and see the contract whose law is unknown listed apart.
+mark that article relevant, open the cited article in the viewer (highlighted, scrolled into
+view), then filter on governing law *not in* French law and see the contract whose law is
+unknown listed apart.
 axe-core on the search page and the viewer.
 
 Processing runs in the test's thread with ``run_in_process`` once the upload is queued (the
@@ -47,6 +48,17 @@ def test_search_a_clause_open_the_cited_article_and_see_what_could_not_be_decide
     hit = page.locator("article.hit", has=page.locator("#hit-c03"))
     expect(hit).to_be_visible()
     expect(hit.locator("mark").first).to_be_visible()
+
+    # The first cited article marked relevant: htmx swaps its buttons, the rating stays.
+    def relevant_button():
+        return hit.locator("form.rating").first.get_by_role("button", name="Pertinent", exact=True)
+
+    expect(relevant_button()).to_have_attribute("aria-pressed", "false")
+    relevant_button().click()
+    expect(relevant_button()).to_have_attribute("aria-pressed", "true")
+    expect(hit.locator("form.rating").first).to_contain_text("Retirer mon évaluation")
+    page.reload()
+    expect(relevant_button()).to_have_attribute("aria-pressed", "true")
     axe_check(page)
     screenshot(page, "search")
 

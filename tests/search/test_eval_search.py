@@ -102,3 +102,21 @@ def test_datafiller_full_hybrid_recall_stays_above_floor():
     assert report["queries"] == 2771
     hybrid = report["arms"]["hybrid"]
     assert hybrid["recall@10"] >= DATAFILLER_FULL_HYBRID_RECALL10_FLOOR, report["arms"]
+
+
+@pytest.mark.slow
+def test_acord_test_split_reports_the_adapter_fitted_on_train_beside_the_arms_without_it():
+    shared_data("acord", "corpus.jsonl")
+    report = eval_search(
+        "--suite", "acord", "--split", "test", "--limit-queries", "2", "--max-corpus", "300"
+    )
+    adapter = report["judged"]["adapter"]
+    assert adapter["trained_on"] == "train"
+    if "skipped" in adapter:  # the subset may hold too few of train's clauses
+        return
+    assert set(adapter["arms"]) == {"vector", "hybrid"}
+    for arm, metrics in adapter["arms"].items():
+        without = report["judged"]["arms"][arm]
+        for name, gain in metrics["gain"].items():
+            assert gain == pytest.approx(metrics[name] - without[name], abs=2e-4)
+    assert adapter["fit"]["train_queries"] > 0
