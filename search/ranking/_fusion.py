@@ -8,6 +8,7 @@ from django.conf import settings
 
 from search.ranking._common import ArmRow, ChunkHit
 from search.ranking._fulltext import fts_arm
+from search.ranking._prior import apply_prior
 from search.ranking._reference import article_refs, reference_arm
 from search.ranking._rerank import chunk_texts, rerank, rerank_enabled
 from search.ranking._vector import embed_query, vector_arm
@@ -40,12 +41,22 @@ def rank_chunks(
     arms: Sequence[str] = ("fts", "vector"),
     oversample: int = 100,
     use_rerank: bool | None = None,
+    clause_types: Sequence[str] = (),
+    use_prior: bool | None = None,
 ) -> list[ChunkHit]:
-    """Chunks for ``query`` among ``document_ids`` (None: the whole workspace), best first."""
+    """Chunks for ``query`` among ``document_ids`` (None: the whole workspace), best first.
+
+    ``clause_types``: only chunks tagged with any of them. ``use_prior`` (default: whenever
+    the vector arm runs) adds the clause-type prior to the fused scores (``_prior``).
+    """
     lists: dict[str, list[ArmRow]] = {}
     if "fts" in arms:
         lists["fts"] = fts_arm(
-            workspace_id=workspace_id, query=query, document_ids=document_ids, limit=oversample
+            workspace_id=workspace_id,
+            query=query,
+            document_ids=document_ids,
+            limit=oversample,
+            clause_types=clause_types,
         )
     if "vector" in arms:
         vector, dimension, model = embed_query(query)
@@ -56,6 +67,7 @@ def rank_chunks(
             model=model,
             document_ids=document_ids,
             limit=oversample,
+            clause_types=clause_types,
         )
         # Far neighbours are not evidence; keep them only if full-text also found them.
         floor = settings.LEXROOM_VECTOR_MIN_SIMILARITY
@@ -64,9 +76,18 @@ def rank_chunks(
     refs = article_refs(query)
     if refs:
         lists["reference"] = reference_arm(
-            workspace_id=workspace_id, refs=refs, document_ids=document_ids, limit=oversample
+            workspace_id=workspace_id,
+            refs=refs,
+            document_ids=document_ids,
+            limit=oversample,
+            clause_types=clause_types,
         )
     hits = fuse(lists)
+    if use_prior is None:
+        use_prior = "vector" in arms
+    if use_prior:
+        weight = settings.LEXROOM_CLAUSE_PRIOR_WEIGHT
+        hits = apply_prior(hits, workspace_id=workspace_id, query=query, weight=weight)
     if use_rerank is None:
         use_rerank = rerank_enabled()
     if use_rerank and hits:
