@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from documents.clause_types._taxonomy import BY_KEY, CUES
+from documents.clause_types._taxonomy import BY_KEY, CUES, NOT_A_TOPIC
 
 # A cue in the heading or the opening words counts as this confidence at least.
 CUE_CONFIDENCE = 0.6
@@ -117,8 +117,13 @@ def family_prior(query_families: dict[str, float], chunk_families: dict[str, flo
     """How well a chunk agrees with the query's likely families: the best over families of
     p_query(family) · p_chunk(family). Soft on the chunk's side (its stored likelihoods, not
     only its tagged types): a clause the classifier hesitates on is lifted a little, not
-    left out (measured on ACORD's train queries: better than matching tagged types only)."""
+    left out (measured on ACORD's train queries: better than matching tagged types only).
+    Families in ``NOT_A_TOPIC`` (titles, parties, dates) do not count."""
     return max(
-        (query_families.get(family, 0.0) * value for family, value in chunk_families.items()),
+        (
+            query_families.get(family, 0.0) * value
+            for family, value in chunk_families.items()
+            if family not in NOT_A_TOPIC
+        ),
         default=0.0,
     )

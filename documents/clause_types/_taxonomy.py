@@ -52,6 +52,11 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "third_party_beneficiary": ("Stipulation pour autrui", "Third-party beneficiary"),
 }
 
+# Families that say what a passage is (a title, the parties, dates), not what a clause is
+# about: a short query often looks like them ("exclusivité territoriale" → "general" 0.89 with
+# the English model), so the ranking prior ignores them; they are still tagged and filtered.
+NOT_A_TOPIC = frozenset({"general"})
+
 CLAUSE_TYPES: tuple[ClauseType, ...] = (
     _t("document_name", "general", "Intitulé du contrat", "Document name",
        "The title of the agreement, naming the kind of contract.", cuad="Document Name"),

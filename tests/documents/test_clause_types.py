@@ -186,3 +186,5 @@ def test_family_prior_rewards_a_chunk_of_the_querys_family():
     )
     assert family_prior(query, {"governing_law": 0.9}) == 0.0
     assert family_prior({}, {"governing_law": 0.9}) == 0.0
+    # A preamble matching a query that looks like a title is no evidence of its topic.
+    assert family_prior({"general": 0.9}, {"general": 0.9}) == 0.0
