@@ -65,4 +65,14 @@ class Migration(migrations.Migration):
             model_name='clauseclassifier',
             constraint=models.UniqueConstraint(fields=('embedding_model', 'firm'), name='clause_classifier_unique', nulls_distinct=False),
         ),
+        # Database defaults too: chunks written by raw SQL (the search benchmark's generator)
+        # name none of these columns.
+        migrations.RunSQL(
+            "ALTER TABLE documents_chunk"
+            " ALTER COLUMN clause_types SET DEFAULT '{}'::jsonb,"
+            " ALTER COLUMN clause_families SET DEFAULT '{}'::jsonb,"
+            " ALTER COLUMN clause_type_keys SET DEFAULT '{}'::varchar(64)[],"
+            " ALTER COLUMN clause_types_version SET DEFAULT ''",
+            migrations.RunSQL.noop,
+        ),
     ]
