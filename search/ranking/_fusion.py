@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -49,13 +50,43 @@ def rank_chunks(
     ``clause_types``: only chunks tagged with any of them. ``use_prior`` (default: whenever
     the vector arm runs) adds the clause-type prior to the fused scores (``_prior``).
     """
+    hits = fuse(
+        _arm_lists(_Candidates(workspace_id, document_ids, clause_types, oversample), query, arms)
+    )
+    if use_prior is None:
+        use_prior = "vector" in arms
+    if use_prior:
+        weight = settings.LEXROOM_CLAUSE_PRIOR_WEIGHT
+        hits = apply_prior(hits, workspace_id=workspace_id, query=query, weight=weight)
+    if use_rerank is None:
+        use_rerank = rerank_enabled()
+    if use_rerank and hits:
+        top = hits[: settings.LEXROOM_RERANK_TOP_N]
+        hits = rerank(query, top, chunk_texts([hit.chunk_id for hit in top]))
+    return hits
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """Where every arm looks: the workspace, the candidate documents and clause types."""
+
+    workspace_id: int
+    document_ids: Sequence[int] | None
+    clause_types: Sequence[str]
+    limit: int
+
+
+def _arm_lists(where: _Candidates, query: str, arms: Sequence[str]) -> dict[str, list[ArmRow]]:
+    """Each requested arm's rows (and the reference arm's when the query names an article)."""
+    workspace_id, document_ids = where.workspace_id, where.document_ids
+    clause_types, limit = where.clause_types, where.limit
     lists: dict[str, list[ArmRow]] = {}
     if "fts" in arms:
         lists["fts"] = fts_arm(
             workspace_id=workspace_id,
             query=query,
             document_ids=document_ids,
-            limit=oversample,
+            limit=limit,
             clause_types=clause_types,
         )
     if "vector" in arms:
@@ -66,7 +97,7 @@ def rank_chunks(
             dimension=dimension,
             model=model,
             document_ids=document_ids,
-            limit=oversample,
+            limit=limit,
             clause_types=clause_types,
         )
         # Far neighbours are not evidence; keep them only if full-text also found them.
@@ -79,18 +110,7 @@ def rank_chunks(
             workspace_id=workspace_id,
             refs=refs,
             document_ids=document_ids,
-            limit=oversample,
+            limit=limit,
             clause_types=clause_types,
         )
-    hits = fuse(lists)
-    if use_prior is None:
-        use_prior = "vector" in arms
-    if use_prior:
-        weight = settings.LEXROOM_CLAUSE_PRIOR_WEIGHT
-        hits = apply_prior(hits, workspace_id=workspace_id, query=query, weight=weight)
-    if use_rerank is None:
-        use_rerank = rerank_enabled()
-    if use_rerank and hits:
-        top = hits[: settings.LEXROOM_RERANK_TOP_N]
-        hits = rerank(query, top, chunk_texts([hit.chunk_id for hit in top]))
-    return hits
+    return lists
