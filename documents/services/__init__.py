@@ -14,7 +14,7 @@ document's steps), ``_steps`` (their declaration and runner), ``_embed`` (vector
 from __future__ import annotations
 
 from documents.selectors import chunks_pending_embedding
-from documents.services._clause_types import chunks_tag_clause_types
+from documents.services._clause_types import chunks_tag_clause_types, workspace_tag_clause_types
 from documents.services._embed import FAIR_SHARE_CHUNKS, _fair_shares, chunks_embed_pending
 from documents.services._entities import entity_merge, entity_split_alias
 from documents.services._steps import (
@@ -63,4 +63,5 @@ __all__ = [
     "workspace_contents_delete",
     "workspace_purge_throwaway",
     "workspace_round",
+    "workspace_tag_clause_types",
 ]

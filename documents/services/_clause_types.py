@@ -12,6 +12,7 @@ from documents.clause_types import OPENING_CHARS, classifier_for, cue_text
 from documents.embeddings import embedding_model_name
 from documents.models import Chunk
 from workspaces.models import Workspace
+from workspaces.tenancy import workspace_scope
 
 
 @transaction.atomic
@@ -59,6 +60,19 @@ def chunks_tag_clause_types(*, workspace_id: int, limit: int = 512) -> int:
             ],
         )
     return len(rows)
+
+
+def workspace_tag_clause_types(*, workspace: Workspace) -> int:
+    """Tag every chunk of the workspace the current classifier has not tagged, round after
+    round (each its own scoped transaction); returns how many were tagged. For a retrained
+    classifier (``train_clause_types --retag``) or a reused eval index."""
+    tagged = 0
+    while True:
+        with workspace_scope(workspace):
+            done = chunks_tag_clause_types(workspace_id=workspace.pk)
+        if not done:
+            return tagged
+        tagged += done
 
 
 def _json(tagged: dict[str, float]) -> str:

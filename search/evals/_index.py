@@ -23,8 +23,8 @@ from documents.pipeline import run_in_process
 from documents.services import (
     batch_create,
     chunks_pending_embedding,
-    chunks_tag_clause_types,
     dataroom_store,
+    workspace_tag_clause_types,
 )
 from search.models import TextStats
 from search.services import text_stats_refresh
@@ -173,14 +173,8 @@ def corpus_index(
 
 def _tag_pending(workspace: Workspace) -> None:
     """Chunks of a reused index not tagged by the current classifier (one trained since):
-    tagged by the ingestion's own clause-types step."""
-    tagged = 0
-    while True:
-        with scope(workspace):
-            done = chunks_tag_clause_types(workspace_id=workspace.pk)
-        if not done:
-            break
-        tagged += done
+    tagged the way the ingestion's clause-types step tags them."""
+    tagged = workspace_tag_clause_types(workspace=workspace)
     if tagged:
         log(f"  tagged {tagged} chunks with clause types")
 

@@ -14,9 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.clause_types._sources import TrainingDataError
 from documents.clause_types._training import clause_classifier_train, training_examples
-from documents.services import chunks_tag_clause_types
+from documents.services import workspace_tag_clause_types
 from workspaces.models import Firm, Workspace
-from workspaces.tenancy import workspace_scope
 
 
 class Command(BaseCommand):
@@ -74,12 +73,4 @@ class Command(BaseCommand):
 
 def _retag(firm: Firm | None) -> int:
     workspaces = Workspace.objects.all() if firm is None else Workspace.objects.filter(firm=firm)
-    tagged = 0
-    for workspace in workspaces.order_by("pk"):
-        while True:
-            with workspace_scope(workspace):
-                done = chunks_tag_clause_types(workspace_id=workspace.pk)
-            if not done:
-                break
-            tagged += done
-    return tagged
+    return sum(workspace_tag_clause_types(workspace=w) for w in workspaces.order_by("pk"))
