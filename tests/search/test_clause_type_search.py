@@ -135,3 +135,20 @@ def test_describe_counts_articles_and_contracts_per_clause_type(tagged: Room):
     counts = {c.key: (c.articles, c.contracts) for c in room.clause_types}
     assert counts == {"cap_on_liability": (1, 1), "indemnification": (1, 1)}
     assert room.articles_untagged >= 1  # the preamble and ARTICLE 3 were never tagged
+
+
+def test_the_search_page_filters_on_clause_types_and_shows_the_tags(tagged: Room, owner_client):
+    page = owner_client.get("/w/deal-alpha/search/", {"q": "claim", "clause": "indemnification"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'name="clause" value="indemnification" checked' in html
+    assert "ARTICLE 2 — CLAIMS" in html and '<span class="tag"' in html
+    assert "ARTICLE 1 — LIABILITY" not in html.split('id="results"')[1]
+    bad = owner_client.get("/w/deal-alpha/search/", {"q": "claim", "clause": "indemnity"})
+    assert bad.status_code == 400 and "indemnification" in bad.content.decode()
+
+
+def test_the_viewer_shows_each_articles_clause_types(tagged: Room, owner_client):
+    html = owner_client.get("/w/deal-alpha/documents/c01/").content.decode()
+    assert "Indemnisation" in html  # the label in the user's language (French by default)
+    assert "Plafond de responsabilité" in html
