@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
@@ -16,7 +17,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
-from workspaces.models import Workspace
+from workspaces.models import Firm, Workspace
 
 
 class DocumentStatus(models.TextChoices):
@@ -218,6 +219,13 @@ class Chunk(models.Model):
     embedding_dim = models.PositiveSmallIntegerField(null=True, blank=True)
     # Weighted, accent-folded full-text vector (documents.textsearch), GIN-indexed.
     search_vector = SearchVectorField(null=True, blank=True)
+    # Clause types (documents.clause_types) from the stored embedding: {key: confidence}, the
+    # keys again as an array for the GIN-indexed any-of filter, each family's likelihood (the
+    # ranking prior reads it, untagged families too) and the classifier's version.
+    clause_types = models.JSONField(default=dict, blank=True)
+    clause_families = models.JSONField(default=dict, blank=True)
+    clause_type_keys = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    clause_types_version = models.CharField(max_length=32, blank=True)
 
     class Meta:
         verbose_name = _("passage")
@@ -229,10 +237,39 @@ class Chunk(models.Model):
         indexes: ClassVar[list[models.Index]] = [
             models.Index(fields=["workspace", "embedding_model"]),
             GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+            GinIndex(fields=["clause_type_keys"], name="chunk_clause_type_keys_gin"),
         ]
 
     def __str__(self) -> str:
         return f"{self.document_id}#{self.ordinal} {self.heading}"
+
+
+class ClauseClassifier(models.Model):
+    """A trained clause-type classifier for one embedding model: the shipped one (no firm)
+    or a firm's own, retrained from its labels. No tenant data: weights and scores only."""
+
+    embedding_model = models.CharField(max_length=200)
+    firm = models.ForeignKey(Firm, null=True, blank=True, on_delete=models.CASCADE)
+    keys = models.JSONField()
+    weights = models.BinaryField()
+    thresholds = models.JSONField()
+    version = models.CharField(max_length=32)
+    report = models.JSONField(default=dict, blank=True)
+    trained_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("clause-type classifier")
+        verbose_name_plural = _("clause-type classifiers")
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(
+                fields=["embedding_model", "firm"],
+                name="clause_classifier_unique",
+                nulls_distinct=False,
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.embedding_model} ({self.firm_id or 'default'})"
 
 
 class LinkKind(models.TextChoices):

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from documents.clause_types import KEYS as CLAUSE_TYPE_KEYS
 from search.errors import InvalidSearchArguments
 
 
@@ -43,6 +44,7 @@ class SearchFilters(_Strict):
     signature_date: DateRange | None = None
     end_date: DateRange | None = None
     document_ids: list[str] = Field(default_factory=list, max_length=500)
+    clause_types: list[str] = Field(default_factory=list, max_length=50)
 
 
 def parse_filters(raw: dict[str, Any] | None) -> SearchFilters:
@@ -87,6 +89,8 @@ def validate_against(filters: SearchFilters, vocabulary: Vocabulary) -> None:
     if filters.governing_law:
         _check_values("filters.governing_law.in", filters.governing_law.in_, vocabulary.laws)
         _check_values("filters.governing_law.not_in", filters.governing_law.not_in, vocabulary.laws)
+    # The taxonomy, not the workspace's data: a type no article has yet is valid (no results).
+    _check_values("filters.clause_types", filters.clause_types, list(CLAUSE_TYPE_KEYS))
     unknown_refs = [ref for ref in filters.document_ids if ref not in vocabulary.refs]
     if unknown_refs:
         message = gettext(

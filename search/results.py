@@ -79,12 +79,21 @@ class ContractRecord(_Result):
 # --- search_data_room ---------------------------------------------------------------------
 
 
+class ClauseTypeTag(_Result):
+    key: str = Field(description="Clause-type key, usable in filters.clause_types.")
+    label: str = Field(description="Its name in the caller's language.")
+    confidence: float = Field(description="0 to 1, from the clause-type classifier.")
+
+
 class RelevantArticle(_Result):
     chunk_id: int
     heading: str | None
     page: int
     excerpt: str = Field(description=UNTRUSTED)
     score: float
+    clause_types: list[ClauseTypeTag] = Field(
+        description="The article's clause types, most confident first (empty when untagged)."
+    )
 
 
 class SearchHit(ContractRecord):
@@ -214,6 +223,14 @@ class DateSpan(_Result):
     max: str | None
 
 
+class ClauseTypeCount(_Result):
+    key: str
+    label: str = Field(description="The type's name in the caller's language.")
+    family: str
+    articles: int = Field(description="Articles tagged with the type.")
+    contracts: int = Field(description="Contracts with at least one such article.")
+
+
 class DataRoomDescription(_Result):
     workspace: str
     title: str
@@ -227,6 +244,12 @@ class DataRoomDescription(_Result):
     end_date: DateSpan
     amendments: int
     duplicate_groups: int
+    clause_types: list[ClauseTypeCount] = Field(
+        description="Articles and contracts per clause type (filters.clause_types takes the "
+        "keys). Empty when no clause-type classifier exists for the embedding model yet "
+        "(manage.py train_clause_types builds it)."
+    )
+    articles_untagged: int = Field(description="Articles not tagged with clause types yet.")
 
 
 # --- find_duplicates ----------------------------------------------------------------------

@@ -6,6 +6,7 @@ URL encoding (GET, so a search can be shared and the back button works)::
     q=<text>                       the query (optional; without it, every passing contract)
     party=<entity id>              repeated: contracts with any of these parties
     type=<contract type>           repeated
+    clause=<clause type key>       repeated: contracts with an article of any of these types
     law_in=<law>, law_not_in=<law> repeated: governing law in / not in
     signed_after=, signed_before=  YYYY-MM-DD, inclusive
     ends_after=, ends_before=      YYYY-MM-DD, inclusive (effective end, after amendments)
@@ -82,6 +83,7 @@ def parse_search_request(params: QueryDict) -> SearchRequest:
     raw: dict[str, Any] = {
         "entity_ids": [_integer("party", value) for value in selected["party"]],
         "contract_types": selected["type"],
+        "clause_types": selected["clause"],
     }
     if selected["law_in"] or selected["law_not_in"]:
         raw["governing_law"] = {"in": selected["law_in"], "not_in": selected["law_not_in"]}
@@ -202,7 +204,7 @@ def rate(request: HttpRequest, slug: str) -> HttpResponse:
 def form_state(params: QueryDict) -> dict[str, Any]:
     """The form as submitted (shown again as is, so a user can fix what did not parse)."""
     state: dict[str, Any] = {"q": params.get("q", "")}
-    for name in ("party", "type", "law_in", "law_not_in"):
+    for name in ("party", "type", "clause", "law_in", "law_not_in"):
         state[name] = _values(params, name)
     state.update({name: params.get(name, "") for name in DATE_PARAMS})
     return state

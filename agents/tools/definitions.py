@@ -55,7 +55,9 @@ class SearchInput(WorkspaceInput):
         "describe_data_room: entity_ids (every one must be a party), contract_types (any), "
         "governing_law {in, not_in}, signature_date / end_date {after, before} "
         "(inclusive YYYY-MM-DD; end_date is the effective end after amendments), "
-        "document_ids (contract ids such as c04).",
+        "document_ids (contract ids such as c04), clause_types (any of these clause-type "
+        "keys, such as cap_on_liability or indemnification: contracts with such an article, "
+        "and only those articles are ranked).",
     )
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Results per page.")
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="From next_offset.")
@@ -211,7 +213,8 @@ register(
         name="describe_data_room",
         description="Describe a data room before searching it: its parties (entity_id, name, "
         "aliases, SIREN), contract types, governing laws, date ranges, how many contracts "
-        "have each field unknown, amendments and duplicate groups. Use the values it returns "
+        "have each field unknown, amendments, duplicate groups and articles per clause type "
+        "(empty until a clause-type classifier is trained). Use the values it returns "
         "to fill search_data_room filters.",
         input_model=WorkspaceInput,
         output_model=DataRoomDescription,
@@ -225,8 +228,8 @@ register(
         "matching contract (paged; follow next_offset), plus excluded_unknown (contracts "
         "whose filtered field is unknown: mention them) and excluded_by_amendment (moved out "
         "by an amendment). With a query, contracts are ranked by their most relevant "
-        "articles (relevant_articles: chunk_id, heading, page, excerpt). Cite contract_id, "
-        "heading and page.",
+        "articles (relevant_articles: chunk_id, heading, page, excerpt, clause_types). "
+        "Cite contract_id, heading and page.",
         input_model=SearchInput,
         output_model=SearchResults,
         handler=_search,

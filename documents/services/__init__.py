@@ -7,12 +7,14 @@ tasks, or in-process from the CLI when no worker is running.
 
 Parts: ``_store`` (uploads, data-room entries, batches), ``_process`` and ``_metadata`` (the
 document's steps), ``_steps`` (their declaration and runner), ``_embed`` (vectors),
+``_clause_types`` (clause types from the stored vectors),
 ``_entities`` (parties' companies, admin merges), ``_throwaway`` (benchmark workspaces).
 """
 
 from __future__ import annotations
 
 from documents.selectors import chunks_pending_embedding
+from documents.services._clause_types import chunks_tag_clause_types, workspace_tag_clause_types
 from documents.services._embed import FAIR_SHARE_CHUNKS, _fair_shares, chunks_embed_pending
 from documents.services._entities import entity_merge, entity_split_alias
 from documents.services._steps import (
@@ -50,6 +52,7 @@ __all__ = [
     "batch_create",
     "chunks_embed_pending",
     "chunks_pending_embedding",
+    "chunks_tag_clause_types",
     "dataroom_entries",
     "dataroom_store",
     "document_process",
@@ -60,4 +63,5 @@ __all__ = [
     "workspace_contents_delete",
     "workspace_purge_throwaway",
     "workspace_round",
+    "workspace_tag_clause_types",
 ]

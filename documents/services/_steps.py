@@ -1,8 +1,9 @@
 """Ingestion as an ordered list of small steps, declared once and run by one runner.
 
 A document goes ``parse`` → ``metadata`` → ``chunk`` on its own (``STEPS``); its workspace
-then goes ``embed`` → ``analyze`` (``WORKSPACE_STEPS``: the embedding queue and the
-amendment and duplicate analysis are the workspace's, shared by every document in it).
+then goes ``embed`` → ``clause_types`` → ``analyze`` (``WORKSPACE_STEPS``: the embedding
+queue, the tagging of chunks from their vectors and the amendment and duplicate analysis are
+the workspace's, shared by every document in it).
 
 Every step is idempotent. The status a document reached is saved with it, so a run stopped
 in the middle (a crash, a worker killed) is finished by running again with ``resume=True``:
@@ -18,11 +19,14 @@ from django.db import transaction
 
 from documents.analysis import workspace_analyze
 from documents.models import Document, DocumentStatus
+from documents.services._clause_types import chunks_tag_clause_types
 from documents.services._embed import chunks_embed_pending
 from documents.services._process import document_chunk, document_metadata_read, document_parse
 
 # Chunks embedded per round of the embed step (one task, or one turn of the CLI's loop).
 EMBED_BATCH = 256
+# Chunks tagged with clause types per round (no encoding: a matrix product per batch).
+TAG_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,10 @@ def _embed_round(workspace_id: int) -> int:
     return chunks_embed_pending(workspace_id=workspace_id, limit=EMBED_BATCH)
 
 
+def _tag_round(workspace_id: int) -> int:
+    return chunks_tag_clause_types(workspace_id=workspace_id, limit=TAG_BATCH)
+
+
 def _analyze(workspace_id: int) -> int:
     workspace_analyze(workspace_id=workspace_id)
     return 0
@@ -60,6 +68,8 @@ STEPS: tuple[Step, ...] = (
 )
 WORKSPACE_STEPS: tuple[WorkspaceStep, ...] = (
     WorkspaceStep("embed", _embed_round, repeat=True),  # chunked → embedded
+    # From the stored vectors; nothing to do before a classifier exists for the model.
+    WorkspaceStep("clause_types", _tag_round, repeat=True),
     WorkspaceStep("analyze", _analyze, repeat=False),
 )
 

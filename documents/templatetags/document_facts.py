@@ -7,6 +7,7 @@ from datetime import date
 from django import template
 
 from documents import provenance
+from documents.clause_types import clause_type_label
 
 register = template.Library()
 
@@ -26,3 +27,12 @@ def contract_type_label(key: str) -> str:
 def signature_as_known(earliest: date | None, precision: str) -> str:
     """A signature date known to the month or the year, written so ("2004", "2017-02")."""
     return provenance.signature_as_known(earliest, precision) or ""
+
+
+@register.filter
+def clause_type_tags(stored: dict[str, float] | None) -> list[tuple[str, str, float]]:
+    """A chunk's clause types as (key, label, confidence), most confident first."""
+    return [
+        (key, clause_type_label(key), confidence)
+        for key, confidence in sorted((stored or {}).items(), key=lambda item: (-item[1], item[0]))
+    ]

@@ -20,7 +20,12 @@ from typing import Any
 
 from documents.models import Document, DocumentStatus, DuplicateGroup, Entity, IngestBatch
 from documents.pipeline import run_in_process
-from documents.services import batch_create, chunks_pending_embedding, dataroom_store
+from documents.services import (
+    batch_create,
+    chunks_pending_embedding,
+    dataroom_store,
+    workspace_tag_clause_types,
+)
 from search.models import TextStats
 from search.services import text_stats_refresh
 from workspaces.bench.report import Reporter
@@ -151,6 +156,7 @@ def corpus_index(
             # An index built before the statistics existed (or by an older version).
             if not TextStats.objects.filter(workspace=workspace).exists():
                 text_stats_refresh(workspace_id=workspace.pk)
+        _tag_pending(workspace)
     with scope(workspace):
         rows = list(Document.objects.filter(workspace=workspace).values_list("pk", "ref", "status"))
     failed = sorted(ref for _, ref, status in rows if status == DocumentStatus.FAILED)
@@ -163,6 +169,14 @@ def corpus_index(
         reused=reused,
         failed=failed,
     )
+
+
+def _tag_pending(workspace: Workspace) -> None:
+    """Chunks of a reused index not tagged by the current classifier (one trained since):
+    tagged the way the ingestion's clause-types step tags them."""
+    tagged = workspace_tag_clause_types(workspace=workspace)
+    if tagged:
+        log(f"  tagged {tagged} chunks with clause types")
 
 
 def entries_store(entries: Sequence[dict[str, Any]], label: str) -> Store:

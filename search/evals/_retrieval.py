@@ -23,11 +23,14 @@ from search.evals.metrics import (
 )
 from search.ranking import rank_chunks
 
-# The product's arms, as rank_chunks names them; "bm25" is the outside reference.
-ARMS: dict[str, tuple[str, ...]] = {
-    "fts": ("fts",),
-    "vector": ("vector",),
-    "hybrid": ("fts", "vector"),
+# The product's arms, as rank_chunks names them, and whether the clause-type prior applies
+# ("hybrid" is what search runs; "hybrid_no_prior" shows what the prior adds); "bm25" is the
+# outside reference.
+ARMS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "fts": (("fts",), False),
+    "vector": (("vector",), False),
+    "hybrid": (("fts", "vector"), True),
+    "hybrid_no_prior": (("fts", "vector"), False),
 }
 
 
@@ -117,7 +120,8 @@ def product_arm(
                 workspace_id=indexed.workspace.pk,
                 query=query.text,
                 document_ids=judged,
-                arms=ARMS[arm],
+                arms=ARMS[arm][0],
+                use_prior=ARMS[arm][1],
                 oversample=oversample,
                 # Arms are compared raw; the cross-encoder (GPU only by default) is not.
                 use_rerank=False,

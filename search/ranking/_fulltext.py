@@ -142,7 +142,12 @@ def _plan(workspace_id: int, query: str) -> _Plan:
 
 
 def fts_arm(
-    *, workspace_id: int, query: str, document_ids: Sequence[int] | None, limit: int
+    *,
+    workspace_id: int,
+    query: str,
+    document_ids: Sequence[int] | None,
+    limit: int,
+    clause_types: Sequence[str] = (),
 ) -> list[ArmRow]:
     """(chunk id, document id, score) for chunks matching the query, best first.
 
@@ -158,7 +163,7 @@ def fts_arm(
     plan = _plan(workspace_id, query)
     if not plan.rank_text:
         return []  # only stop words or punctuation, or words found nowhere
-    where, params = doc_filter(document_ids)
+    where, params = doc_filter(document_ids, clause_types)
     preselect = max(limit * 3, BM25_CANDIDATES) if plan.stats is not None else limit
     # ts_rank, not ts_rank_cd, to preselect: a third of the cost (measured), and BM25 decides.
     candidates = (

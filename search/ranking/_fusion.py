@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 
 from search.ranking._adapter import adapt_query_vector
 from search.ranking._common import ArmRow, ChunkHit
 from search.ranking._fulltext import fts_arm
+from search.ranking._prior import apply_prior
 from search.ranking._reference import article_refs, reference_arm
 from search.ranking._rerank import chunk_texts, rerank, rerank_enabled
 from search.ranking._vector import embed_query, vector_arm
@@ -41,12 +43,52 @@ def rank_chunks(
     arms: Sequence[str] = ("fts", "vector"),
     oversample: int = 100,
     use_rerank: bool | None = None,
+    clause_types: Sequence[str] = (),
+    use_prior: bool | None = None,
 ) -> list[ChunkHit]:
-    """Chunks for ``query`` among ``document_ids`` (None: the whole workspace), best first."""
+    """Chunks for ``query`` among ``document_ids`` (None: the whole workspace), best first.
+
+    ``clause_types``: only chunks tagged with any of them. ``use_prior`` (default: whenever
+    the vector arm runs) adds the clause-type prior to the fused scores (``_prior``).
+    """
+    hits = fuse(
+        _arm_lists(_Candidates(workspace_id, document_ids, clause_types, oversample), query, arms)
+    )
+    if use_prior is None:
+        use_prior = "vector" in arms
+    if use_prior:
+        weight = settings.LEXROOM_CLAUSE_PRIOR_WEIGHT
+        hits = apply_prior(hits, workspace_id=workspace_id, query=query, weight=weight)
+    if use_rerank is None:
+        use_rerank = rerank_enabled()
+    if use_rerank and hits:
+        top = hits[: settings.LEXROOM_RERANK_TOP_N]
+        hits = rerank(query, top, chunk_texts([hit.chunk_id for hit in top]))
+    return hits
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """Where every arm looks: the workspace, the candidate documents and clause types."""
+
+    workspace_id: int
+    document_ids: Sequence[int] | None
+    clause_types: Sequence[str]
+    limit: int
+
+
+def _arm_lists(where: _Candidates, query: str, arms: Sequence[str]) -> dict[str, list[ArmRow]]:
+    """Each requested arm's rows (and the reference arm's when the query names an article)."""
+    workspace_id, document_ids = where.workspace_id, where.document_ids
+    clause_types, limit = where.clause_types, where.limit
     lists: dict[str, list[ArmRow]] = {}
     if "fts" in arms:
         lists["fts"] = fts_arm(
-            workspace_id=workspace_id, query=query, document_ids=document_ids, limit=oversample
+            workspace_id=workspace_id,
+            query=query,
+            document_ids=document_ids,
+            limit=limit,
+            clause_types=clause_types,
         )
     if "vector" in arms:
         vector, dimension, model = embed_query(query)
@@ -57,7 +99,8 @@ def rank_chunks(
             dimension=dimension,
             model=model,
             document_ids=document_ids,
-            limit=oversample,
+            limit=limit,
+            clause_types=clause_types,
         )
         # Far neighbours are not evidence; keep them only if full-text also found them.
         floor = settings.LEXROOM_VECTOR_MIN_SIMILARITY
@@ -66,12 +109,10 @@ def rank_chunks(
     refs = article_refs(query)
     if refs:
         lists["reference"] = reference_arm(
-            workspace_id=workspace_id, refs=refs, document_ids=document_ids, limit=oversample
+            workspace_id=workspace_id,
+            refs=refs,
+            document_ids=document_ids,
+            limit=limit,
+            clause_types=clause_types,
         )
-    hits = fuse(lists)
-    if use_rerank is None:
-        use_rerank = rerank_enabled()
-    if use_rerank and hits:
-        top = hits[: settings.LEXROOM_RERANK_TOP_N]
-        hits = rerank(query, top, chunk_texts([hit.chunk_id for hit in top]))
-    return hits
+    return lists

@@ -39,11 +39,16 @@ def _roman(numeral: str) -> int:
 
 
 def reference_arm(
-    *, workspace_id: int, refs: list[str], document_ids: Sequence[int] | None, limit: int
+    *,
+    workspace_id: int,
+    refs: list[str],
+    document_ids: Sequence[int] | None,
+    limit: int,
+    clause_types: Sequence[str] = (),
 ) -> list[ArmRow]:
     if not refs:
         return []
-    where, params = doc_filter(document_ids)
+    where, params = doc_filter(document_ids, clause_types)
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT c.id, c.document_id FROM documents_chunk c "

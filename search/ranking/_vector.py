@@ -37,6 +37,7 @@ def vector_arm(
     model: str,
     document_ids: Sequence[int] | None,
     limit: int,
+    clause_types: Sequence[str] = (),
 ) -> list[ArmRow]:
     """(chunk id, document id, cosine similarity), nearest first.
 
@@ -45,7 +46,7 @@ def vector_arm(
     could return nothing for a single contract in a large workspace.
     """
     dim = int(dimension)
-    where, params = doc_filter(document_ids)
+    where, params = doc_filter(document_ids, clause_types)
     literal = "[" + ",".join(f"{x:.7f}" for x in query_vector) + "]"
     distance = f"c.embedding::vector({dim}) <=> %s::vector({dim})"
     exact = document_ids is not None and len(document_ids) <= EXACT_VECTOR_MAX_DOCUMENTS

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Max, Min, Q, QuerySet
 
+from documents.clause_types import BY_KEY, clause_type_label
 from documents.models import Document, DuplicateGroup, Entity
 from documents.normalize import iso_date
 from documents.provenance import contract_type_label
 from search.results import (
+    ClauseTypeCount,
     DataRoomDescription,
     DateSpan,
     EntitySummary,
@@ -32,6 +35,7 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
     )
     totals = _totals(documents)
     statuses = all_documents.values("status").annotate(n=Count("pk")).order_by("status")
+    clause_types, untagged = _clause_type_counts(workspace)
     return DataRoomDescription(
         workspace=workspace.slug,
         title=workspace.title,
@@ -69,7 +73,38 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
         end_date=DateSpan(min=iso_date(totals["end_min"]), max=iso_date(totals["end_max"])),
         amendments=totals["amendments"],
         duplicate_groups=DuplicateGroup.objects.filter(workspace=workspace).count(),
+        clause_types=clause_types,
+        articles_untagged=untagged,
     )
+
+
+def _clause_type_counts(workspace: Workspace) -> tuple[list[ClauseTypeCount], int]:
+    """Articles and contracts per clause type among searchable contracts, and the articles
+    not tagged yet, in one pass (a NULL key row carries the untagged count)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT k.key, count(*), count(DISTINCT c.document_id) FROM documents_chunk c"
+            " JOIN documents_document d ON d.id = c.document_id"
+            " LEFT JOIN LATERAL unnest(c.clause_type_keys) AS k(key) ON true"
+            " WHERE c.workspace_id = %s AND d.status = ANY(%s)"
+            "  AND (k.key IS NOT NULL OR c.clause_types_version = '')"
+            " GROUP BY k.key ORDER BY k.key",
+            [workspace.pk, list(SEARCHABLE)],
+        )
+        rows = cursor.fetchall()
+    counts = [
+        ClauseTypeCount(
+            key=key,
+            label=clause_type_label(key),
+            family=BY_KEY[key].family if key in BY_KEY else key,
+            articles=articles,
+            contracts=contracts,
+        )
+        for key, articles, contracts in rows
+        if key is not None
+    ]
+    untagged = next((articles for key, articles, _ in rows if key is None), 0)
+    return counts, untagged
 
 
 def _counts(documents: QuerySet[Document], field: str) -> list[ValueCount]:

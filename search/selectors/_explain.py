@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext
 
+from documents.clause_types import clause_type_label
 from documents.models import Document
 from documents.normalize import iso_date
 from documents.provenance import signature_as_known
@@ -36,6 +37,11 @@ def matched_filters(document: Document, filters: SearchFilters, names: dict[int,
             matched.append(message % {"date": value, "rule": _date_rule(bounds)})
     if filters.document_ids:
         matched.append(gettext("contract %(id)s requested") % {"id": document.ref})
+    if filters.clause_types:
+        matched.append(
+            gettext("articles of clause type %(types)s")
+            % {"types": ", ".join(clause_type_label(key) for key in filters.clause_types)}
+        )
     return matched
 
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
 from documents.extraction import contract_type_family, contract_type_label
-from documents.models import Document, Entity
+from documents.models import Chunk, Document, Entity
 from documents.normalize import iso_date
 from documents.provenance import precision_reason, reason_label
 from search.filters import DateRange, SearchFilters, Vocabulary
@@ -118,6 +118,11 @@ def _base(workspace: Workspace, filters: SearchFilters) -> QuerySet[Document]:
         documents = documents.filter(contract_type__in=_members(filters.contract_types))
     if filters.document_ids:
         documents = documents.filter(ref__in=filters.document_ids)
+    if filters.clause_types:  # any of the types, on at least one of its articles
+        tagged = Chunk.objects.filter(
+            document=OuterRef("pk"), clause_type_keys__overlap=filters.clause_types
+        )
+        documents = documents.filter(Exists(tagged))
     return documents.distinct() if filters.entity_ids else documents
 
 
@@ -141,7 +146,11 @@ class Selection:
         """Whether any filter applies (otherwise every searchable contract passes)."""
         filters = self.filters
         return bool(
-            self.conditions or filters.entity_ids or filters.contract_types or filters.document_ids
+            self.conditions
+            or filters.entity_ids
+            or filters.contract_types
+            or filters.document_ids
+            or filters.clause_types
         )
 
     def excluded_unknown(self) -> list[ExcludedUnknown]:

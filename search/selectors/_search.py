@@ -6,13 +6,14 @@ from dataclasses import dataclass, field
 
 from django.db.models.functions import Length
 
+from documents.clause_types import clause_type_label
 from documents.models import Chunk, Document
 from documents.selectors import amendment_links
 from search.filters import SearchFilters, validate_against
 from search.paging import Page, clean_query
 from search.ranking import ChunkHit, rank_chunks
 from search.records import contract_fields, excerpt
-from search.results import RelevantArticle, SearchHit, SearchResults
+from search.results import ClauseTypeTag, RelevantArticle, SearchHit, SearchResults
 from search.selectors._common import searchable_documents
 from search.selectors._explain import matched_filters
 from search.selectors._filtering import Selection, select, vocabulary
@@ -85,7 +86,12 @@ def _ranked(workspace: Workspace, query: str, selection: Selection, page: Page) 
     hits = (
         []
         if candidate_ids == []
-        else rank_chunks(workspace_id=workspace.pk, query=query, document_ids=candidate_ids)
+        else rank_chunks(
+            workspace_id=workspace.pk,
+            query=query,
+            document_ids=candidate_ids,
+            clause_types=selection.filters.clause_types,
+        )
     )
     by_document: dict[int, list[ChunkHit]] = {}
     for hit in hits:
@@ -116,6 +122,7 @@ def _hits(
                     page=chunks[hit.chunk_id].page_start,
                     excerpt=excerpt(chunks[hit.chunk_id].text, query),
                     score=round(_hit_score(hit), 6),
+                    clause_types=clause_type_tags(chunks[hit.chunk_id].clause_types),
                 )
                 for hit in ranked.hits.get(document.pk, [])[:ARTICLES_PER_CONTRACT]
                 if hit.chunk_id in chunks
@@ -123,6 +130,14 @@ def _hits(
             score=round(ranked.scores[document.pk], 6) if document.pk in ranked.scores else None,
         )
         for document in ranked.documents
+    ]
+
+
+def clause_type_tags(stored: dict[str, float]) -> list[ClauseTypeTag]:
+    """A chunk's stored clause types for display, most confident first."""
+    return [
+        ClauseTypeTag(key=key, label=clause_type_label(key), confidence=confidence)
+        for key, confidence in sorted(stored.items(), key=lambda item: (-item[1], item[0]))
     ]
 
 
@@ -141,6 +156,6 @@ def _chunks_for(ranked: _Ranked) -> dict[int, Chunk]:
     return {
         chunk.pk: chunk
         for chunk in Chunk.objects.filter(pk__in=wanted).only(
-            "id", "heading", "page_start", "text", "document_id"
+            "id", "heading", "page_start", "text", "document_id", "clause_types"
         )
     }

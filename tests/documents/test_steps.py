@@ -86,7 +86,7 @@ def test_steps_are_declared_once_in_ingestion_order():
         DocumentStatus.PARSED,
         DocumentStatus.CHUNKED,
     ]
-    assert [step.name for step in WORKSPACE_STEPS] == ["embed", "analyze"]
+    assert [step.name for step in WORKSPACE_STEPS] == ["embed", "clause_types", "analyze"]
 
 
 def test_parse_step_keeps_the_text_and_reaches_parsed_the_same_twice(room: Room):

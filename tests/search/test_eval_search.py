@@ -58,7 +58,7 @@ def test_acord_subset_hybrid_ndcg_stays_above_floor():
     assert report["protocol"] == "corpus"
     judged = report["judged"]
     assert judged["protocol"] == "judged"
-    assert set(judged["arms"]) == {"fts", "vector", "hybrid"}
+    assert set(judged["arms"]) == {"fts", "vector", "hybrid", "hybrid_no_prior"}
     for metrics in judged["arms"].values():
         scores = {k: v for k, v in metrics.items() if k not in {"empty_fraction", "seconds"}}
         assert set(scores) == {"ndcg@5", "ndcg@10", "p@5_3star", "p@5_4star", "p@5_5star"}

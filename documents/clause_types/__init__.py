@@ -1,0 +1,45 @@
+"""Clause types: the taxonomy, the classifier over stored embeddings, and where it is kept.
+
+``train_clause_types`` trains one (CUAD, our definitions, ACORD train queries, or a firm's
+own labels); the ingestion's ``clause_types`` workspace step tags chunks with it; search
+filters on the tags and uses the query's likely families as a prior in the fusion.
+"""
+
+from __future__ import annotations
+
+from documents.clause_types._classifier import (
+    CUE_CONFIDENCE,
+    OPENING_CHARS,
+    Classifier,
+    cue_text,
+    family_of,
+    family_prior,
+)
+from documents.clause_types._store import classifier_for, clause_classifier_save
+from documents.clause_types._taxonomy import (
+    BY_KEY,
+    CLAUSE_TYPES,
+    FAMILIES,
+    KEYS,
+    ClauseType,
+    clause_type_label,
+    family_label,
+)
+
+__all__ = [
+    "BY_KEY",
+    "CLAUSE_TYPES",
+    "CUE_CONFIDENCE",
+    "FAMILIES",
+    "KEYS",
+    "OPENING_CHARS",
+    "Classifier",
+    "ClauseType",
+    "classifier_for",
+    "clause_classifier_save",
+    "clause_type_label",
+    "cue_text",
+    "family_label",
+    "family_of",
+    "family_prior",
+]

@@ -1,0 +1,59 @@
+"""The stored classifiers: the one a firm's chunks and queries are read with, and saving one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from documents.clause_types._classifier import Classifier
+from documents.models import ClauseClassifier
+from workspaces.models import Firm
+
+# Loaded classifiers by (row id, version): a retrained one has a new version, so a stale
+# entry is simply never asked for again.
+_LOADED: dict[tuple[int, str], Classifier] = {}
+
+
+def classifier_for(*, embedding_model: str, firm_id: int | None) -> Classifier | None:
+    """The firm's own classifier for the model, else the default one; None when neither was
+    trained (a fresh install: chunks are then left untagged). One small query per call."""
+    row = (
+        ClauseClassifier.objects.filter(embedding_model=embedding_model)
+        .filter(Q(firm__isnull=True) | Q(firm_id=firm_id))
+        .order_by("firm_id")  # a firm's own (non-null) first: Postgres sorts nulls last
+        .values_list("pk", "version")
+        .first()
+    )
+    if row is None:
+        return None
+    key = (row[0], row[1])
+    if key not in _LOADED:
+        stored = ClauseClassifier.objects.get(pk=row[0])
+        _LOADED[key] = Classifier.from_stored(stored.keys, bytes(stored.weights), stored.thresholds)
+    return _LOADED[key]
+
+
+@transaction.atomic
+def clause_classifier_save(
+    *,
+    classifier: Classifier,
+    embedding_model: str,
+    firm_id: int | None,
+    report: dict[str, Any],
+) -> ClauseClassifier:
+    """Store a trained classifier, replacing the previous one for the same model and firm in
+    one transaction (a failed training never reaches here, so the previous one stays)."""
+    row, _ = ClauseClassifier.objects.update_or_create(
+        embedding_model=embedding_model,
+        firm=Firm.objects.get(pk=firm_id) if firm_id is not None else None,
+        defaults={
+            "keys": list(classifier.keys),
+            "weights": classifier.to_bytes(),
+            "thresholds": [float(t) for t in classifier.thresholds],
+            "version": classifier.version,
+            "report": report,
+        },
+    )
+    return row

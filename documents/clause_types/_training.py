@@ -1,0 +1,105 @@
+"""Training a classifier end to end: examples → embeddings → fit → held-out scores → stored."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from numpy.typing import NDArray
+
+from documents.clause_types._classifier import Classifier
+from documents.clause_types._fit import Example, scores, split_by_group, train_classifier
+from documents.clause_types._sources import (
+    TrainingDataError,
+    acord_train_examples,
+    cuad_examples,
+    definition_examples,
+    labels_examples,
+)
+from documents.clause_types._store import clause_classifier_save
+from documents.clause_types._taxonomy import KEYS
+from documents.embeddings import get_encoder
+
+HELD_OUT = 0.2  # contracts kept out of training, to report the scores on
+MIN_EXAMPLES = 20
+
+
+def training_examples(*, data_dir: Path, labels: Path | None) -> list[Example]:
+    """A firm's labels (with our definitions), or CUAD + our definitions + ACORD train queries."""
+    if labels is not None:
+        return labels_examples(labels) + definition_examples()
+    return (
+        cuad_examples(data_dir / "cuad")
+        + definition_examples()
+        + acord_train_examples(data_dir / "acord")
+    )
+
+
+def _embeddings(texts: Sequence[str], progress: Callable[[str], None]) -> NDArray[np.float32]:
+    """The texts' embeddings with the active model. Kept per text under the data directory:
+    training again (other labels, another weight) only encodes the texts not seen before."""
+    encoder = get_encoder()
+    model_key = hashlib.sha256(encoder.name.encode()).hexdigest()[:12]
+    cache = Path(settings.LEXROOM_DATA_DIR) / "clause_types" / f"embeddings-{model_key}.npz"
+    known: dict[str, NDArray[np.float32]] = {}
+    if cache.is_file():
+        with np.load(cache) as stored:
+            known = dict(zip(stored["keys"].tolist(), stored["vectors"], strict=True))
+    keys = [hashlib.sha256(text.encode()).hexdigest()[:24] for text in texts]
+    missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in known}.items())
+    if missing:
+        progress(f"encoding {len(missing)} texts with {encoder.name}")
+        vectors = encoder.encode([text for _, text in missing])
+        known.update(
+            zip([k for k, _ in missing], np.asarray(vectors, dtype=np.float32), strict=True)
+        )
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, keys=np.asarray(list(known)), vectors=np.stack(list(known.values())))
+    return np.stack([known[k] for k in keys]).astype(np.float32)
+
+
+def clause_classifier_train(
+    *,
+    examples: Sequence[Example],
+    firm_id: int | None,
+    save: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+) -> tuple[Classifier, dict[str, Any]]:
+    """Train on the examples' training contracts, score on the held-out ones, store it.
+
+    Raises :class:`TrainingDataError` before anything is stored when the examples cannot
+    train a classifier: the previous one is then kept as it was.
+    """
+    labelled = [e for e in examples if e.labels]
+    if len(examples) < MIN_EXAMPLES or not labelled:
+        raise TrainingDataError(
+            f"{len(examples)} examples, {len(labelled)} with a type: at least {MIN_EXAMPLES} "
+            "with some typed are needed."
+        )
+    vectors = _embeddings([e.text for e in examples], progress)
+    train, held_out = split_by_group(examples, HELD_OUT, seed=13)
+    progress(f"training on {len(train)} examples, scoring on {len(held_out)} held out")
+    classifier = train_classifier(vectors[train], [examples[i] for i in train], KEYS)
+    report: dict[str, Any] = {
+        "embedding_model": get_encoder().name,
+        "examples": {"train": len(train), "held_out": len(held_out)},
+        "held_out_split": f"by contract, {int(HELD_OUT * 100)}% of contracts",
+        **scores(classifier, vectors[held_out], [examples[i] for i in held_out]),
+        "thresholds": {
+            key: round(float(t), 2)
+            for key, t in zip(classifier.keys, classifier.thresholds, strict=True)
+        },
+        "version": classifier.version,
+    }
+    if save:
+        clause_classifier_save(
+            classifier=classifier,
+            embedding_model=get_encoder().name,
+            firm_id=firm_id,
+            report=report,
+        )
+    return classifier, report
