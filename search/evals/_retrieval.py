@@ -105,10 +105,12 @@ def product_arm(
     metrics: dict[str, Metric],
     oversample: int,
     judged_only: bool = False,
+    rerank: bool = False,
 ) -> ArmResult:
     """Rank every query with rank_chunks(arms=...) in the eval workspace's tenant scope; with
     ``judged_only``, among the query's judged documents only (ACORD's protocol), through the
-    same ranking restricted to those documents."""
+    same ranking restricted to those documents; with ``rerank``, then reranked as configured
+    (``LEXROOM_RERANKER``)."""
     started = time.perf_counter()
     rankings = []
     to_corpus = indexed.corpus_id_by_document
@@ -123,8 +125,8 @@ def product_arm(
                 arms=ARMS[arm][0],
                 use_prior=ARMS[arm][1],
                 oversample=oversample,
-                # Arms are compared raw; the cross-encoder (GPU only by default) is not.
-                use_rerank=False,
+                # Arms are compared raw unless the reranked arm is asked for.
+                use_rerank=rerank,
             )
         rankings.append(
             dedupe(to_corpus[hit.document_id] for hit in hits if hit.document_id in to_corpus)
@@ -147,6 +149,7 @@ def judged_arm(
     metrics: dict[str, Metric],
     oversample: int,
     label: str = "arm",
+    rerank: bool = False,
 ) -> ArmResult:
     """ACORD's protocol: :func:`product_arm` with each query among its judged clauses only."""
     log(f"  ranking {len(queries)} queries among their judged clauses, {arm} {label}")
@@ -157,6 +160,7 @@ def judged_arm(
         metrics=metrics,
         oversample=oversample,
         judged_only=True,
+        rerank=rerank,
     )
 
 

@@ -61,6 +61,8 @@ class EvalOptions:
     max_corpus: int | None = None
     reindex: bool = False
     oversample: int = 200
+    # ACORD: also the hybrid arm reranked (LEXROOM_RERANKER), as the arm "hybrid+rerank".
+    rerank: bool = False
 
 
 def default_data_dir() -> Path:
@@ -239,6 +241,17 @@ def _judged_report(
                 queries=queries,
                 metrics=metrics,
                 oversample=options.oversample,
+            )
+    if options.rerank:
+        with adapter_override(None):
+            arms["hybrid+rerank"] = judged_arm(
+                indexed=indexed,
+                arm="hybrid",
+                queries=queries,
+                metrics=metrics,
+                oversample=options.oversample,
+                label=f"+ rerank ({settings.LEXROOM_RERANKER})",
+                rerank=True,
             )
     adapter = None
     if adapter_splits is not None:

@@ -120,3 +120,50 @@ def test_acord_test_split_reports_the_adapter_fitted_on_train_beside_the_arms_wi
         for name, gain in metrics["gain"].items():
             assert gain == pytest.approx(metrics[name] - without[name], abs=2e-4)
     assert adapter["fit"]["train_queries"] > 0
+
+
+def test_acord_rerank_arm_goes_through_the_llm_judge(settings):
+    """An oracle judge (the fake Ollama answers each clause's own grade) must put the reranked
+    arm at nDCG 1: the harness measures what the reranker does, through the product's path."""
+    import csv
+
+    from tests.fake_ollama import FakeOllama
+
+    root = shared_data("acord")
+    grades: dict[str, int] = {}
+    with (root / "qrels" / "valid.tsv").open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            grades[row["corpus-id"]] = max(grades.get(row["corpus-id"], 0), int(row["score"]))
+    with (root / "corpus.jsonl").open(encoding="utf-8") as handle:
+        texts = {row["_id"]: row["text"] for row in map(json.loads, handle)}
+    # With 2 valid queries, a clause rated for one is looked up by its opening words.
+    openings = {texts[c][:120]: grade for c, grade in grades.items() if c in texts}
+
+    def oracle(body: dict[str, Any]) -> dict[str, Any]:
+        clause = body["messages"][-1]["content"]
+        grade = next((g for opening, g in openings.items() if opening in clause), 0)
+        return {"content": json.dumps({"score": grade})}
+
+    fake = FakeOllama(oracle).start()
+    try:
+        settings.OLLAMA_URL = fake.url
+        settings.LEXROOM_RERANKER = "llm"
+        settings.LEXROOM_LLM_MODEL = "qwen3:8b"
+        settings.LEXROOM_RERANK_TOP_N = 400
+        settings.LEXROOM_RERANK_BUDGET_MS = 120_000
+        report = eval_search(
+            "--suite",
+            "acord",
+            "--split",
+            "valid",
+            "--limit-queries",
+            "1",
+            "--max-corpus",
+            "150",
+            "--rerank",
+        )
+    finally:
+        fake.stop()
+    arms = report["judged"]["arms"]
+    assert arms["hybrid+rerank"]["ndcg@5"] == 1.0 > arms["hybrid"]["ndcg@5"], arms
+    assert fake.chats(), "the judge was never asked"

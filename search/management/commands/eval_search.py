@@ -44,6 +44,12 @@ class Command(ModelCommand, MeasurementCommand):
             "--reindex", action="store_true", help="Rebuild the suite's workspace index."
         )
         parser.add_argument(
+            "--rerank",
+            action="store_true",
+            help="acord: also rank the hybrid arm through the reranker (LEXROOM_RERANKER: the "
+            "cross-encoder or the LLM judge on Ollama), reported as the judged arm hybrid+rerank.",
+        )
+        parser.add_argument(
             "--data", type=Path, help="Shared data folder (default: ../shared/data)."
         )
 
@@ -60,6 +66,7 @@ class Command(ModelCommand, MeasurementCommand):
             max_corpus=options["max_corpus"],
             reindex=options["reindex"],
             oversample=options["oversample"],
+            rerank=options["rerank"],
         )
         report = run_suite(options["suite"], eval_options, self)
         self.emit(report, as_json=options["json"], lines=report_lines)
