@@ -20,7 +20,6 @@ from django.conf import settings
 from documents.embeddings import embedding_model_name
 from documents.models import IngestBatch
 from documents.pipeline import store_dataroom
-from search.evals._adapter import adapter_report
 from search.evals._brenalis import brenalis_checks
 from search.evals._index import (
     IndexedCorpus,
@@ -32,20 +31,17 @@ from search.evals._index import (
     reporting_to,
     short_ref,
 )
+from search.evals._judged import judged_report
 from search.evals._retrieval import (
-    ARMS,
-    ArmResult,
     CorpusDocument,
     EvalQuery,
     Metric,
-    judged_arm,
     mrr,
     ndcg,
     recall,
     run_arms,
     star_precision,
 )
-from search.ranking._adapter import adapter_override
 from workspaces.bench.report import Reporter
 from workspaces.models import User, Workspace
 
@@ -219,64 +215,15 @@ def _retrieval_report(
         "notes": notes + arm_notes,
     }
     if judged_metrics is not None:
-        report["judged"] = _judged_report(indexed, queries, judged_metrics, options, adapter_splits)
-    return report
-
-
-def _judged_report(
-    indexed: IndexedCorpus,
-    queries: list[EvalQuery],
-    metrics: dict[str, Metric],
-    options: EvalOptions,
-    adapter_splits: tuple[list[EvalQuery], list[EvalQuery]] | None,
-) -> dict[str, Any]:
-    """ACORD as its authors score it: each query ranks only the clauses rated for it; with
-    ``adapter_splits`` (train, valid), also with a search adapter fitted on them."""
-    arms: dict[str, ArmResult] = {}
-    for arm in ARMS:
-        with adapter_override(None):  # as shipped, whatever adapter the eval firm may have
-            arms[arm] = judged_arm(
-                indexed=indexed,
-                arm=arm,
-                queries=queries,
-                metrics=metrics,
-                oversample=options.oversample,
-            )
-    if options.rerank:
-        with adapter_override(None):
-            arms["hybrid+rerank"] = judged_arm(
-                indexed=indexed,
-                arm="hybrid",
-                queries=queries,
-                metrics=metrics,
-                oversample=options.oversample,
-                label=f"+ rerank ({settings.LEXROOM_RERANKER})",
-                rerank=True,
-            )
-    adapter = None
-    if adapter_splits is not None:
-        train, valid = adapter_splits
-        adapter = adapter_report(
-            indexed=indexed,
-            train=train,
-            valid=valid,
-            test=queries,
-            metrics=metrics,
+        report["judged"] = judged_report(
+            indexed,
+            queries,
+            judged_metrics,
             oversample=options.oversample,
-            without=arms,
+            rerank=options.rerank,
+            adapter_splits=adapter_splits,
         )
-    return {
-        **({"adapter": adapter} if adapter is not None else {}),
-        "protocol": "judged",
-        "arms": {name: result.summary() for name, result in arms.items()},
-        "notes": [
-            "each query ranks only the clauses rated for it (ACORD, Wang et al., ACL 2025); "
-            "gain = grade (1 star = 0 ... 5 stars = 4); p@5_Nstar = clauses rated >= N stars "
-            "in the top 5 / min(5, how many the query has), queries with none left out.",
-            "paper, test split, nDCG@5: BM25 0.525, best embedding (OpenAI large) 0.621, "
-            "BM25 + MiniLM cross-encoder 0.593, bi-encoder + GPT-4o reranker 0.791.",
-        ],
-    }
+    return report
 
 
 # --- acord --------------------------------------------------------------------------------
