@@ -244,8 +244,8 @@ LEXROOM_VECTOR_MIN_SIMILARITY = env_float("LEXROOM_VECTOR_MIN_SIMILARITY", 0.25)
 # train queries (judged protocol: 0.03 to 0.1 score alike); a fused RRF score is at most
 # about 0.033, a prior at most 1.
 LEXROOM_CLAUSE_PRIOR_WEIGHT = env_float("LEXROOM_CLAUSE_PRIOR_WEIGHT", 0.05)
-if LEXROOM_CLAUSE_PRIOR_WEIGHT < 0:
-    raise ImproperlyConfigured("LEXROOM_CLAUSE_PRIOR_WEIGHT must be 0 (off) or more.")
+if not 0 <= LEXROOM_CLAUSE_PRIOR_WEIGHT < float("inf"):  # NaN fails this too
+    raise ImproperlyConfigured("LEXROOM_CLAUSE_PRIOR_WEIGHT must be a number, 0 (off) or more.")
 LEXROOM_RERANK = env_str("LEXROOM_RERANK", "auto")  # auto (GPU only) | on | off
 if LEXROOM_RERANK not in {"auto", "on", "off"}:
     raise ImproperlyConfigured(f"LEXROOM_RERANK={LEXROOM_RERANK!r}: use auto, on or off.")

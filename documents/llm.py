@@ -8,11 +8,13 @@ system prompt, and ask for a JSON answer checked against a schema before it is u
 from __future__ import annotations
 
 import json
+import time
 from functools import cache
 from typing import Any
 
 import httpx
 import ollama
+import pydantic
 from django.conf import settings
 from django.utils.translation import gettext
 
@@ -35,17 +37,36 @@ def llm_client() -> ollama.Client:
     return _client(settings.OLLAMA_URL, float(settings.LEXROOM_LLM_TIMEOUT))
 
 
-def chat_json(*, model: str, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """One non-streamed chat turn whose answer must be a JSON object matching ``schema``'s
-    top-level ``required`` keys; temperature 0 so the same question gets the same answer."""
+def chat_json(
+    *,
+    model: str,
+    system: str,
+    user: str,
+    schema: dict[str, Any],
+    max_chars: int = 4000,
+    deadline: float | None = None,
+) -> dict[str, Any]:
+    """One chat turn whose answer must be a JSON object with ``schema``'s top-level
+    ``required`` keys; temperature 0 so the same question gets the same answer. The answer is
+    streamed so that one longer than ``max_chars``, or still coming at ``deadline``
+    (``time.monotonic()``), is cut off and refused instead of read to its end."""
+    content: list[str] = []
+    size = 0
     try:
-        response = llm_client().chat(
+        parts = llm_client().chat(
             model=model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             format=schema,
             options={"temperature": 0},
-            stream=False,
+            stream=True,
         )
+        for part in parts:
+            piece = part.message.content or ""
+            size += len(piece)
+            content.append(piece)
+            if size > max_chars or (deadline is not None and time.monotonic() > deadline):
+                parts.close()  # type: ignore[attr-defined]  # a generator: ends the request
+                raise LlmUnavailable(gettext("The model's answer is too long or too late."))
     except ollama.ResponseError as exc:
         raise LlmUnavailable(_response_error(model, exc)) from exc
     except (httpx.HTTPError, ConnectionError) as exc:
@@ -56,7 +77,12 @@ def chat_json(*, model: str, system: str, user: str, schema: dict[str, Any]) -> 
             )
             % {"url": settings.OLLAMA_URL, "why": type(exc).__name__}
         ) from exc
-    return _parsed(response.message.content or "", schema)
+    except (ValueError, pydantic.ValidationError) as exc:  # not Ollama's protocol (a proxy?)
+        raise LlmUnavailable(
+            gettext("The server at %(url)s does not answer as Ollama does.")
+            % {"url": settings.OLLAMA_URL}
+        ) from exc
+    return _parsed("".join(content), schema)
 
 
 def _response_error(model: str, exc: ollama.ResponseError) -> str:

@@ -17,6 +17,7 @@ Empty values are ignored (an empty date input submits ``signed_after=``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, cast
@@ -170,7 +171,8 @@ def rate(request: HttpRequest, slug: str) -> HttpResponse:
     workspace = workspace_get_for_member(user=user, slug=slug)
     raw_relevant = request.POST.get("relevant", "").strip()
     raw_chunk = request.POST.get("chunk_id", "").strip()
-    if raw_relevant not in RATING_VALUES or not raw_chunk.isdigit():
+    # ASCII digits, at most a bigint's 19 ("²".isdigit() is true, and int() refuses 5,000 digits).
+    if raw_relevant not in RATING_VALUES or not re.fullmatch(r"[0-9]{1,19}", raw_chunk):
         message = gettext("relevant must be 1, 0 or empty, and chunk_id a whole number.")
         return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
     query = request.POST.get("q", "")

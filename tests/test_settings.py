@@ -48,6 +48,19 @@ def test_bad_boolean_names_the_variable():
     assert "DEBUG='maybe' is not a boolean" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "says"),
+    [
+        ("LEXROOM_CLAUSE_PRIOR_WEIGHT", "nan", "LEXROOM_CLAUSE_PRIOR_WEIGHT must be a number"),
+        ("LEXROOM_CLAUSE_PRIOR_WEIGHT", "-1", "LEXROOM_CLAUSE_PRIOR_WEIGHT must be a number"),
+        ("LEXROOM_RERANKER", "gpt", "use cross-encoder or llm"),
+    ],
+)
+def test_bad_search_settings_name_the_variable(name: str, value: str, says: str):
+    result = _import_settings(DEBUG="0", SECRET_KEY="x" * 50, **{name: value})
+    assert result.returncode != 0 and says in result.stderr
+
+
 def test_settings_import_with_secret_and_debug_off():
     assert _import_settings(DEBUG="0", SECRET_KEY="x" * 50).returncode == 0
 

@@ -92,22 +92,31 @@ def cuad_examples(cuad_dir: Path, seed: int = 13) -> list[Example]:
     labels_csv = cuad_dir / "master_clauses.csv"
     if not labels_csv.is_file():
         raise TrainingDataError(f"{labels_csv} not found: pass --data-dir with a cuad/ folder.")
-    csv.field_size_limit(1 << 30)
     columns = {entry.cuad: entry.key for entry in CLAUSE_TYPES if entry.cuad}
     examples: list[Example] = []
     rng = random.Random(seed)  # noqa: S311 (a reproducible sample, not a secret)
-    with labels_csv.open(encoding="utf-8-sig", newline="") as handle:
-        for row in csv.DictReader(handle):
-            contract = row["Filename"]
-            labelled: dict[str, set[str]] = defaultdict(set)
-            for column, key in columns.items():
-                for excerpt in _excerpts(row.get(column, "")):
-                    labelled[excerpt].add(key)
-            examples += [
-                Example(t, frozenset(k) | weak_labels(t), contract) for t, k in labelled.items()
-            ]
-            examples += _negatives(cuad_dir, contract, list(labelled), rng)
+    # CUAD's rows hold whole contracts' excerpts; the limit is the process's, so it is put back.
+    previous_limit = csv.field_size_limit(1 << 30)
+    try:
+        rows = _cuad_rows(labels_csv)
+    finally:
+        csv.field_size_limit(previous_limit)
+    for row in rows:
+        contract = row["Filename"]
+        labelled: dict[str, set[str]] = defaultdict(set)
+        for column, key in columns.items():
+            for excerpt in _excerpts(row.get(column, "")):
+                labelled[excerpt].add(key)
+        examples += [
+            Example(t, frozenset(k) | weak_labels(t), contract) for t, k in labelled.items()
+        ]
+        examples += _negatives(cuad_dir, contract, list(labelled), rng)
     return examples
+
+
+def _cuad_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def _negatives(
@@ -160,12 +169,27 @@ def acord_train_examples(acord_dir: Path) -> list[Example]:
     return examples
 
 
+# A firm's labels file: a few thousand passages is plenty; this bounds memory and time.
+MAX_LABELS_BYTES = 50 * 2**20
+
+
 def labels_examples(path: Path) -> list[Example]:
     """A firm's own labels: a CSV with a header naming ``text`` and ``type`` (a taxonomy key,
     or empty for a passage of no type), and optionally ``contract`` (the held-out split keeps
     a contract's rows together; without it every row is its own contract)."""
     if not path.is_file():
         raise TrainingDataError(f"{path}: no such file.")
+    if path.stat().st_size > MAX_LABELS_BYTES:
+        raise TrainingDataError(f"{path}: larger than {MAX_LABELS_BYTES // 2**20} MB.")
+    try:
+        return _read_labels(path)
+    except UnicodeDecodeError as exc:
+        raise TrainingDataError(f"{path}: not UTF-8 text ({exc.reason}).") from exc
+    except csv.Error as exc:
+        raise TrainingDataError(f"{path}: not a readable CSV ({exc}).") from exc
+
+
+def _read_labels(path: Path) -> list[Example]:
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         if not reader.fieldnames or not {"text", "type"} <= set(reader.fieldnames):

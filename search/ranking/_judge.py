@@ -10,6 +10,8 @@ are left out of the returned scores.
 from __future__ import annotations
 
 import logging
+import re
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
@@ -35,14 +37,32 @@ SCHEMA = {
 }
 # Characters of a clause shown to the judge (a long article is judged on its opening).
 MAX_CLAUSE_CHARS = 4000
+# {"score": 4} with room for whitespace; anything longer is not an answer to this question.
+MAX_ANSWER_CHARS = 200
 
 
 def judge_model() -> str:
     return str(settings.LEXROOM_RERANK_LLM_MODEL or settings.LEXROOM_LLM_MODEL)
 
 
+# Any spelling of the delimiter inside a clause (case, spaces, attributes) is defused.
+_DELIMITER = re.compile(r"<(\s*/?\s*)(clause\b[^>]*)>", re.IGNORECASE)
+_POOL_LOCK = threading.Lock()
+_pools: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One pool per process: calls a past search left in flight hold its threads, so the
+    calls to Ollama never exceed ``LEXROOM_RERANK_LLM_CONCURRENCY`` however many searches run."""
+    size = settings.LEXROOM_RERANK_LLM_CONCURRENCY
+    with _POOL_LOCK:
+        if size not in _pools:
+            _pools[size] = ThreadPoolExecutor(max_workers=size, thread_name_prefix="llm-judge")
+        return _pools[size]
+
+
 def prompt(query: str, text: str) -> str:
-    clause = text[:MAX_CLAUSE_CHARS].replace("</clause>", "</ clause>")
+    clause = _DELIMITER.sub(r"[\1\2]", text[:MAX_CLAUSE_CHARS])
     return f"Query: {query}\n\n<clause>\n{clause}\n</clause>"
 
 
@@ -53,26 +73,30 @@ def judge(query: str, texts: dict[int, str], order: list[int], deadline: float) 
     model = judge_model()
     scores: dict[int, float] = {}
     errors: list[LlmUnavailable] = []
-    pool = ThreadPoolExecutor(max_workers=settings.LEXROOM_RERANK_LLM_CONCURRENCY)
-    try:
-        pending: dict[Future[dict[str, object]], int] = {
-            pool.submit(
-                chat_json, model=model, system=SYSTEM, user=prompt(query, texts[i]), schema=SCHEMA
-            ): i
-            for i in order
-        }
-        while pending and (left := deadline - time.monotonic()) > 0:
-            done, _ = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
-            for future in done:
-                chunk_id = pending.pop(future)
-                score = _score(future, errors)
-                if score is not None:
-                    scores[chunk_id] = score
-        if pending:
-            logger.info("LLM judge: %d of %d clauses past the budget", len(pending), len(order))
-    finally:
-        # Queued calls are dropped; a call in flight ends on its own (the client's timeout).
-        pool.shutdown(wait=False, cancel_futures=True)
+    pending: dict[Future[dict[str, object]], int] = {
+        _pool().submit(
+            chat_json,
+            model=model,
+            system=SYSTEM,
+            user=prompt(query, texts[i]),
+            schema=SCHEMA,
+            max_chars=MAX_ANSWER_CHARS,
+            deadline=deadline,
+        ): i
+        for i in order
+    }
+    while pending and (left := deadline - time.monotonic()) > 0:
+        done, _ = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+        for future in done:
+            chunk_id = pending.pop(future)
+            score = _score(future, errors)
+            if score is not None:
+                scores[chunk_id] = score
+    for future in pending:
+        # Queued calls are dropped; one in flight stops at its deadline (chat_json).
+        future.cancel()
+    if pending:
+        logger.info("LLM judge: %d of %d clauses past the budget", len(pending), len(order))
     if errors and not scores:
         raise errors[0]
     return scores

@@ -37,13 +37,15 @@ def query_families(*, workspace_id: int, query: str) -> dict[str, float]:
     if classifier is None or len(vector) != classifier.dimension:
         return {}
     key = (classifier.version, query)
-    if key not in _FAMILIES:
+    families = _FAMILIES.get(key)
+    if families is None:
         if len(_FAMILIES) >= _FAMILIES_MAX:
             _FAMILIES.clear()
         probabilities = classifier.probabilities(np.asarray([vector], dtype=np.float32))
         classifier.with_cues(probabilities, [query])  # "indemnification of …" names its family
-        _FAMILIES[key] = classifier.family_scores(probabilities[0])
-    return _FAMILIES[key]
+        # Kept in a local: another thread may clear the cache between the store and a read.
+        families = _FAMILIES[key] = classifier.family_scores(probabilities[0])
+    return families
 
 
 def apply_prior(

@@ -98,8 +98,23 @@ def test_bad_labels_fail_clearly_and_keep_the_previous_classifier(tmp_path):
         call_command("train_clause_types", "--labels", str(bad))
     with pytest.raises(CommandError, match="no such file"):
         call_command("train_clause_types", "--labels", str(tmp_path / "missing.csv"))
+    bad.write_bytes("text,type\nClause \xe9\xe9 here,governing_law\n".encode("latin-1"))
+    with pytest.raises(CommandError, match="not UTF-8"):
+        call_command("train_clause_types", "--labels", str(bad))
+    bad.write_text('text,type\n"' + "x" * 200_000 + '",governing_law\n', encoding="utf-8")
+    with pytest.raises(CommandError, match="not a readable CSV"):
+        call_command("train_clause_types", "--labels", str(bad))
     stored = ClauseClassifier.objects.get(embedding_model=embedding_model_name(), firm=None)
     assert stored.version == before
+
+
+def test_one_firms_labels_never_become_every_firms_default(room: Room, tmp_path):
+    with pytest.raises(CommandError, match="--labels needs --firm"):
+        _train(tmp_path)
+    assert not ClauseClassifier.objects.exists()
+    report = _train(tmp_path, "--firm", room.firm.name)
+    stored = ClauseClassifier.objects.get()
+    assert stored.firm_id == room.firm.pk and stored.version == report["version"]
 
 
 def _ingest(room: Room, text: str) -> None:
@@ -129,7 +144,7 @@ def test_a_fresh_install_ingests_without_clause_types(room: Room):
 
 
 def test_ingestion_tags_chunks_from_their_stored_vectors(room: Room, tmp_path):
-    _train(tmp_path)
+    _train(tmp_path, "--firm", room.firm.name)
     _ingest(room, CONTRACT)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         tagged = dict(
@@ -145,13 +160,13 @@ def test_ingestion_tags_chunks_from_their_stored_vectors(room: Room, tmp_path):
 
 
 def test_retraining_retags_existing_chunks(room: Room, tmp_path):
-    _train(tmp_path)
+    _train(tmp_path, "--firm", room.firm.name)
     _ingest(room, CONTRACT)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         Chunk.objects.filter(workspace=room.workspace).update(
             clause_types={}, clause_type_keys=[], clause_types_version="old"
         )
-    report = _train(tmp_path, "--retag")
+    report = _train(tmp_path, "--firm", room.firm.name, "--retag")
     assert report["retagged_chunks"] >= 2
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         versions = set(

@@ -176,6 +176,8 @@ def test_the_rating_page_refuses_bad_input_strangers_and_get(loaded: Room):
     client = login(loaded.viewer)
     assert client.get(url).status_code == 405
     assert client.post(url, {"q": "x", "chunk_id": "a", "relevant": "1"}).status_code == 400
+    for odd in ("²", "9" * 5000, "-1"):  # a digit to str.isdigit(), a number int() refuses
+        assert client.post(url, {"q": "x", "chunk_id": odd, "relevant": "1"}).status_code == 400
     assert client.post(url, {"q": "", "chunk_id": chunk.pk, "relevant": "1"}).status_code == 400
     foreign = _chunk(loaded, loaded.foreign_workspace).pk
     assert client.post(url, {"q": "x", "chunk_id": foreign, "relevant": "1"}).status_code == 404

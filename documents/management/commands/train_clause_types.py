@@ -51,6 +51,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["labels"] and not options["firm"] and Firm.objects.count() > 1:
+            # One firm's labels must not become every firm's default classifier.
+            raise CommandError(
+                "--labels needs --firm NAME on an install with several firms: the classifier "
+                "learnt from a firm's labels is that firm's."
+            )
         firm = None
         if options["firm"]:
             firm = Firm.objects.filter(name=options["firm"]).first()
