@@ -265,6 +265,8 @@ LEXROOM_RERANK_BUDGET_MS = env_int("LEXROOM_RERANK_BUDGET_MS", 5000, minimum=1)
 LEXROOM_SEARCH_ADAPTERS = env_bool("LEXROOM_SEARCH_ADAPTERS", default=True)
 # train_search_adapter refuses to fit on fewer judged queries than this.
 LEXROOM_ADAPTER_MIN_QUERIES = env_int("LEXROOM_ADAPTER_MIN_QUERIES", 8, minimum=2)
+# The search page's rating buttons, per member and workspace (tools have the tool limit).
+LEXROOM_RATINGS_PER_MINUTE = env_int("LEXROOM_RATINGS_PER_MINUTE", 60, minimum=0)
 
 # --- Local LLM (Ollama): the firm's own server; nothing is sent elsewhere.
 OLLAMA_URL = env_str("OLLAMA_URL", "http://127.0.0.1:11434")

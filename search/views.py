@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, cast
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
@@ -34,7 +35,12 @@ from search.errors import InvalidSearchArguments, ResultNotFound
 from search.filters import SearchFilters, parse_filters
 from search.paging import DEFAULT_LIMIT, Page
 from search.results import SearchResults
-from search.selectors import describe_data_room, ratings_for_results, search_data_room
+from search.selectors import (
+    describe_data_room,
+    ratings_for_results,
+    ratings_last_minute,
+    search_data_room,
+)
 from search.services import judgment_set
 from workspaces.models import User, Workspace
 from workspaces.selectors import workspace_get_for_member
@@ -175,6 +181,12 @@ def rate(request: HttpRequest, slug: str) -> HttpResponse:
     if raw_relevant not in RATING_VALUES or not re.fullmatch(r"[0-9]{1,19}", raw_chunk):
         message = gettext("relevant must be 1, 0 or empty, and chunk_id a whole number.")
         return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+    limit = settings.LEXROOM_RATINGS_PER_MINUTE
+    if limit and ratings_last_minute(workspace=workspace, user=user) >= limit:
+        message = gettext("Too many ratings (at most %(limit)d a minute): wait a moment.")
+        return HttpResponse(
+            message % {"limit": limit}, status=429, content_type="text/plain; charset=utf-8"
+        )
     query = request.POST.get("q", "")
     try:
         chunk, _ = judgment_set(

@@ -15,7 +15,11 @@ from search.selectors._common import SEARCHABLE, searchable_documents
 from search.selectors._contract import find_duplicates, get_contract
 from search.selectors._describe import describe_data_room
 from search.selectors._filtering import Selection, select, vocabulary
-from search.selectors._judgments import query_digest, ratings_for_results
+from search.selectors._judgments import (
+    query_digest,
+    ratings_for_results,
+    ratings_last_minute,
+)
 from search.selectors._search import ARTICLES_PER_CONTRACT, search_data_room
 
 __all__ = [
@@ -27,6 +31,7 @@ __all__ = [
     "get_contract",
     "query_digest",
     "ratings_for_results",
+    "ratings_last_minute",
     "search_data_room",
     "searchable_documents",
     "select",

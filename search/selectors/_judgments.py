@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from datetime import timedelta
+
+from django.utils import timezone
 
 from search.models import RelevanceJudgment
 from search.paging import clean_query
@@ -29,3 +32,11 @@ def ratings_for_results(
         chunk_id__in=list(chunk_ids),
     ).values_list("chunk_id", "relevant")
     return dict(rows)
+
+
+def ratings_last_minute(*, workspace: Workspace, user: User) -> int:
+    """How many ratings ``user`` set in ``workspace`` within the last minute (a rate limit)."""
+    since = timezone.now() - timedelta(minutes=1)
+    return RelevanceJudgment.objects.filter(
+        workspace=workspace, user=user, updated_at__gte=since
+    ).count()

@@ -185,3 +185,20 @@ def test_the_rating_page_refuses_bad_input_strangers_and_get(loaded: Room):
         answer = login(stranger).post(url, {"q": "x", "chunk_id": chunk.pk, "relevant": "1"})
         assert answer.status_code == 404
     assert _judgments(loaded) == []
+
+
+def test_the_rating_page_is_rate_limited_per_member(loaded: Room, settings):
+    settings.LEXROOM_RATINGS_PER_MINUTE = 3
+    url = reverse("search_rate", args=["deal-alpha"])
+    chunk = _chunk(loaded)
+    viewer, editor = login(loaded.viewer), login(loaded.editor)
+    codes = [
+        viewer.post(url, {"q": f"query {n}", "chunk_id": chunk.pk, "relevant": "1"}).status_code
+        for n in range(4)
+    ]
+    assert codes == [302, 302, 302, 429]
+    with tenant_bypass(firm=loaded.firm, reason="test", actor_label="test"):
+        assert RelevanceJudgment.objects.filter(user=loaded.viewer).count() == 3
+    # Another member has a window of their own.
+    answer = editor.post(url, {"q": "query", "chunk_id": chunk.pk, "relevant": "0"})
+    assert answer.status_code == 302
