@@ -1,7 +1,7 @@
 """The firm's query adapter, applied to the query vector of the vector arm.
 
 A firm that rated results gets a linear map ``W`` (``manage.py train_search_adapter``,
-:mod:`search.adapter`); the vector arm then searches with ``W @ q`` (normalised) instead of
+:mod:`search.learning`); the vector arm then searches with ``W @ q`` (normalised) instead of
 ``q``. Chunk vectors are untouched, so nothing is re-indexed, and an adapter applies only to
 the embedding model it was trained for. ``LEXROOM_SEARCH_ADAPTERS=0`` turns adapters off.
 
