@@ -14,8 +14,10 @@ import re
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
 
 from django.conf import settings
+from django.utils import translation
 
 from documents.llm import LlmUnavailable, chat_json
 
@@ -75,7 +77,8 @@ def judge(query: str, texts: dict[int, str], order: list[int], deadline: float) 
     errors: list[LlmUnavailable] = []
     pending: dict[Future[dict[str, object]], int] = {
         _pool().submit(
-            chat_json,
+            _in_language,
+            translation.get_language(),
             model=model,
             system=SYSTEM,
             user=prompt(query, texts[i]),
@@ -100,6 +103,15 @@ def judge(query: str, texts: dict[int, str], order: list[int], deadline: float) 
     if errors and not scores:
         raise errors[0]
     return scores
+
+
+def _in_language(language: str | None, **kwargs: Any) -> dict[str, object]:
+    """chat_json in a pool thread, its errors worded in the caller's language (a thread does
+    not inherit the request's active language)."""
+    if language is None:
+        return chat_json(**kwargs)
+    with translation.override(language):
+        return chat_json(**kwargs)
 
 
 def _score(future: Future[dict[str, object]], errors: list[LlmUnavailable]) -> float | None:

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from search import ranking
@@ -105,7 +106,7 @@ def test_a_clause_cannot_close_its_quote_or_open_another(closing: str):
 def test_an_answer_too_long_is_cut_off_and_refused(room: Room, judge_on: FakeOllama):
     _load(room)
     judge_on.respond = lambda body: {"content": '{"score": 4' + " " * 5000 + "}"}
-    with pytest.raises(ToolError) as caught:
+    with translation.override("en"), pytest.raises(ToolError) as caught:
         call_tool(name="search_data_room", arguments={"query": QUERY}, user=room.viewer)
     assert caught.value.kind == "unavailable" and "too long" in caught.value.message
 
@@ -132,7 +133,7 @@ def test_a_server_that_is_not_ollama_is_one_clear_error(room: Room, settings):
         settings.OLLAMA_URL = f"http://127.0.0.1:{server.server_address[1]}"
         settings.LEXROOM_RERANK = "on"
         settings.LEXROOM_RERANKER = "llm"
-        with pytest.raises(ToolError) as caught:
+        with translation.override("en"), pytest.raises(ToolError) as caught:
             call_tool(name="search_data_room", arguments={"query": QUERY}, user=room.viewer)
     finally:
         server.shutdown()
@@ -217,3 +218,13 @@ def test_the_judge_is_off_on_cpu_unless_asked(settings):
     assert ranking.rerank_enabled() is False
     settings.LEXROOM_RERANK = "on"
     assert ranking.rerank_enabled() is True
+
+
+def test_the_judges_errors_speak_the_callers_language(room: Room, judge_on: FakeOllama, settings):
+    """The judge asks Ollama from pool threads, which do not inherit the request's language."""
+    _load(room)
+    settings.LEXROOM_LLM_MODEL = "absent:1b"
+    for language, words in (("fr", "pas téléchargé"), ("en", "is not pulled")):
+        with translation.override(language), pytest.raises(ToolError) as caught:
+            call_tool(name="search_data_room", arguments={"query": QUERY}, user=room.viewer)
+        assert words in caught.value.message
