@@ -9,7 +9,7 @@ held-out queries stores nothing: the previous adapter stays.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,18 +59,22 @@ def judged_queries(
 
 def _firm_judgments(
     firm: Firm, model: str
-) -> tuple[dict[str, dict[int, float]], dict[int, Any], int]:
+) -> tuple[dict[str, dict[int, float]], dict[int, Any], Counter[int]]:
     """Per query, each article's share of "relevant" votes; the articles' vectors for
-    ``model``; how many judgments there were."""
+    ``model``; how many judgments each member made."""
     votes: dict[str, dict[int, list[bool]]] = defaultdict(lambda: defaultdict(list))
     vectors: dict[int, Any] = {}
-    count = 0
+    raters: Counter[int] = Counter()
     with tenant_bypass(firm=firm, reason="train_search_adapter", actor_label=ACTOR):
         rows = RelevanceJudgment.objects.filter(
             workspace__firm=firm, embedding_model=model
-        ).values_list("query", "chunk_id", "relevant", "chunk__embedding", "chunk__embedding_model")
-        for query, chunk_id, relevant, embedding, chunk_model in rows.iterator(chunk_size=2000):
-            count += 1
+        ).values_list(
+            "query", "chunk_id", "relevant", "chunk__embedding", "chunk__embedding_model", "user_id"
+        )
+        for query, chunk_id, relevant, embedding, chunk_model, user_id in rows.iterator(
+            chunk_size=2000
+        ):
+            raters[user_id] += 1
             votes[query][chunk_id].append(relevant)
             if embedding is not None and chunk_model == model:
                 vectors[chunk_id] = embedding
@@ -78,7 +82,7 @@ def _firm_judgments(
         query: {chunk: sum(v) / len(v) for chunk, v in items.items()}
         for query, items in votes.items()
     }
-    return gains, vectors, count
+    return gains, vectors, raters
 
 
 def _refuse_if_too_few(queries: list[JudgedQuery], judgments: int, model: str) -> None:
@@ -131,7 +135,8 @@ def search_adapter_train(
     """Fit the firm's adapter for the active embedding model and store it (unless
     ``dry_run`` or it does not beat the identity). Raises :class:`TrainingRefused`."""
     model = embedding_model_name()
-    gains, vectors, judgments = _firm_judgments(firm, model)
+    gains, vectors, raters = _firm_judgments(firm, model)
+    judgments = sum(raters.values())
     queries = judged_queries(gains, vectors)
     _refuse_if_too_few(queries, judgments, model)
     fit = fit_adapter(queries, options=options)
@@ -140,6 +145,9 @@ def search_adapter_train(
         "embedding_model": model,
         "judgments": judgments,
         "judged_queries": len(gains),
+        # Every member's ratings count alike: IT sees whether one member shaped the adapter.
+        "raters": len(raters),
+        "largest_rater_share": round(max(raters.values()) / judgments, 3),
         "articles_without_vector": sum(len(i) for i in gains.values())
         - sum(len(q.gains) for q in queries),
         "fit": fit.summary(),

@@ -194,6 +194,7 @@ def test_a_dry_run_reports_the_fit_and_stores_nothing(room: Room, settings):
     _rate_pairs(room, 4)
     report = _train("--firm", "Cabinet Alpha", "--dry-run")
     assert report["judgments"] == 8 and report["judged_queries"] == 4
+    assert report["raters"] == 1 and report["largest_rater_share"] == 1.0
     assert report["embedding_model"] == embedding_model_name()
     assert report["stored"] is False
     assert report["fit"]["train_queries"] + report["fit"]["held_out_queries"] == 4
