@@ -1,5 +1,5 @@
 """Writes of the search app: the per-workspace text statistics BM25 needs, and the members'
-relevance judgments on results (the adapter's training data, :mod:`search.adapter`).
+relevance judgments on results (the adapter's training data, :mod:`search.learning`).
 
 They follow each document as it is chunked, re-chunked or removed (documents.textsearch
 hooks), so full-text finds a document before it is embedded; a full recount after each

@@ -5,23 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, Subquery
 
 from documents.clause_types._classifier import Classifier
 from documents.models import ClauseClassifier
-from workspaces.models import Firm
+from workspaces.models import Firm, Workspace
 
 # Loaded classifiers by (row id, version): a retrained one has a new version, so a stale
 # entry is simply never asked for again.
 _LOADED: dict[tuple[int, str], Classifier] = {}
 
 
-def classifier_for(*, embedding_model: str, firm_id: int | None) -> Classifier | None:
-    """The firm's own classifier for the model, else the default one; None when neither was
-    trained (a fresh install: chunks are then left untagged). One small query per call."""
+def classifier_for(*, embedding_model: str, workspace_id: int | None) -> Classifier | None:
+    """The classifier for the model of the workspace's firm, else the default one (None as
+    the workspace: the default only); None when neither was trained (a fresh install: chunks
+    are then left untagged). One small query per call (the firm found in it)."""
+    owner = Q(firm__isnull=True)
+    if workspace_id is not None:
+        firm = Workspace.objects.filter(pk=workspace_id).values("firm_id")
+        owner |= Q(firm_id=Subquery(firm))
     row = (
         ClauseClassifier.objects.filter(embedding_model=embedding_model)
-        .filter(Q(firm__isnull=True) | Q(firm_id=firm_id))
+        .filter(owner)
         .order_by("firm_id")  # a firm's own (non-null) first: Postgres sorts nulls last
         .values_list("pk", "version")
         .first()

@@ -21,8 +21,7 @@ def chunks_tag_clause_types(*, workspace_id: int, limit: int = 512) -> int:
     current classifier. Returns how many were tagged (0: none left, or no classifier for the
     model — a fresh install before ``train_clause_types``)."""
     model = embedding_model_name()
-    firm_id = Workspace.objects.filter(pk=workspace_id).values_list("firm_id", flat=True).first()
-    classifier = classifier_for(embedding_model=model, firm_id=firm_id)
+    classifier = classifier_for(embedding_model=model, workspace_id=workspace_id)
     if classifier is None:
         return 0
     rows = list(

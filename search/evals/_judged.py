@@ -26,8 +26,8 @@ def judged_report(
     ``adapter_splits`` (train, valid), also with a search adapter fitted on them; with
     ``rerank``, also the hybrid arm through the configured reranker (``hybrid+rerank``)."""
     arms: dict[str, ArmResult] = {}
-    for arm in ARMS:
-        with adapter_override(None):  # as shipped, whatever adapter the eval firm may have
+    with adapter_override(None):  # as shipped, whatever adapter the eval firm may have
+        for arm in ARMS:
             arms[arm] = judged_arm(
                 indexed=indexed,
                 arm=arm,
@@ -35,8 +35,7 @@ def judged_report(
                 metrics=metrics,
                 oversample=oversample,
             )
-    if rerank:
-        with adapter_override(None):
+        if rerank:
             arms["hybrid+rerank"] = judged_arm(
                 indexed=indexed,
                 arm="hybrid",

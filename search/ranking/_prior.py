@@ -8,7 +8,6 @@ in one query. Only hits some arm retrieved are rescored: the prior reorders, it 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 
 import numpy as np
 from django.db import connection
@@ -16,14 +15,6 @@ from django.db import connection
 from documents.clause_types import classifier_for, family_prior
 from search.ranking._common import ChunkHit
 from search.ranking._vector import embed_query
-from workspaces.models import Workspace
-
-
-@lru_cache(maxsize=1024)
-def _firm_of(workspace_id: int) -> int | None:
-    # A workspace never changes firm.
-    return Workspace.objects.filter(pk=workspace_id).values_list("firm_id", flat=True).first()
-
 
 # The query's families by (classifier version, query): agents repeat queries (paging).
 _FAMILIES: dict[tuple[str, str], dict[str, float]] = {}
@@ -33,7 +24,7 @@ _FAMILIES_MAX = 2048
 def query_families(*, workspace_id: int, query: str) -> dict[str, float]:
     """The query's likelihood per clause family ({} without a classifier for the model)."""
     vector, _, model = embed_query(query)
-    classifier = classifier_for(embedding_model=model, firm_id=_firm_of(workspace_id))
+    classifier = classifier_for(embedding_model=model, workspace_id=workspace_id)
     if classifier is None or len(vector) != classifier.dimension:
         return {}
     key = (classifier.version, query)

@@ -81,7 +81,7 @@ def test_training_from_labels_reports_held_out_scores_and_stores_the_classifier(
     assert 0.0 <= report["micro"]["f1"] <= 1.0
     stored = ClauseClassifier.objects.get(embedding_model=embedding_model_name(), firm=None)
     assert stored.version == report["version"]
-    classifier = classifier_for(embedding_model=embedding_model_name(), firm_id=None)
+    classifier = classifier_for(embedding_model=embedding_model_name(), workspace_id=None)
     assert classifier is not None and classifier.version == report["version"]
 
 
@@ -115,6 +115,11 @@ def test_one_firms_labels_never_become_every_firms_default(room: Room, tmp_path)
     report = _train(tmp_path, "--firm", room.firm.name)
     stored = ClauseClassifier.objects.get()
     assert stored.firm_id == room.firm.pk and stored.version == report["version"]
+    model = embedding_model_name()
+    mine = classifier_for(embedding_model=model, workspace_id=room.workspace.pk)
+    assert mine is not None and mine.version == report["version"]
+    assert classifier_for(embedding_model=model, workspace_id=room.foreign_workspace.pk) is None
+    assert classifier_for(embedding_model=model, workspace_id=None) is None
 
 
 def _ingest(room: Room, text: str) -> None:
