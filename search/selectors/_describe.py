@@ -7,7 +7,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, Max, Min, Q, QuerySet
 
-from documents.clause_types import BY_KEY, clause_type_label
+from documents.clause_types import clause_type_label, family_of
 from documents.models import Document, DuplicateGroup, Entity
 from documents.normalize import iso_date
 from documents.provenance import contract_type_label
@@ -96,7 +96,7 @@ def _clause_type_counts(workspace: Workspace) -> tuple[list[ClauseTypeCount], in
         ClauseTypeCount(
             key=key,
             label=clause_type_label(key),
-            family=BY_KEY[key].family if key in BY_KEY else key,
+            family=family_of(key),
             articles=articles,
             contracts=contracts,
         )
