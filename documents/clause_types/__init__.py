@@ -23,6 +23,7 @@ from documents.clause_types._taxonomy import (
     KEYS,
     ClauseType,
     clause_type_label,
+    clause_type_tags,
     family_label,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "classifier_for",
     "clause_classifier_save",
     "clause_type_label",
+    "clause_type_tags",
     "cue_text",
     "family_label",
     "family_of",

@@ -236,6 +236,13 @@ def clause_type_label(key: str) -> str:
     return entry.fr if _french() else entry.en
 
 
+def clause_type_tags(stored: dict[str, float] | None) -> list[tuple[str, str, float]]:
+    """A chunk's stored clause types for display as (key, label, confidence), most confident
+    first."""
+    ranked = sorted((stored or {}).items(), key=lambda item: (-item[1], item[0]))
+    return [(key, clause_type_label(key), confidence) for key, confidence in ranked]
+
+
 def family_label(family: str) -> str:
     labels = FAMILIES.get(family)
     if labels is None:

@@ -6,8 +6,7 @@ from datetime import date
 
 from django import template
 
-from documents import provenance
-from documents.clause_types import clause_type_label
+from documents import clause_types, provenance
 
 register = template.Library()
 
@@ -32,7 +31,4 @@ def signature_as_known(earliest: date | None, precision: str) -> str:
 @register.filter
 def clause_type_tags(stored: dict[str, float] | None) -> list[tuple[str, str, float]]:
     """A chunk's clause types as (key, label, confidence), most confident first."""
-    return [
-        (key, clause_type_label(key), confidence)
-        for key, confidence in sorted((stored or {}).items(), key=lambda item: (-item[1], item[0]))
-    ]
+    return clause_types.clause_type_tags(stored)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.db.models.functions import Length
 
-from documents.clause_types import clause_type_label
+from documents import clause_types
 from documents.models import Chunk, Document
 from documents.selectors import amendment_links
 from search.filters import SearchFilters, validate_against
@@ -136,8 +136,8 @@ def _hits(
 def clause_type_tags(stored: dict[str, float]) -> list[ClauseTypeTag]:
     """A chunk's stored clause types for display, most confident first."""
     return [
-        ClauseTypeTag(key=key, label=clause_type_label(key), confidence=confidence)
-        for key, confidence in sorted(stored.items(), key=lambda item: (-item[1], item[0]))
+        ClauseTypeTag(key=key, label=label, confidence=confidence)
+        for key, label, confidence in clause_types.clause_type_tags(stored)
     ]
 
 
