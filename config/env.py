@@ -63,6 +63,26 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_prices(name: str) -> dict[str, tuple[float, float]]:
+    """A price table: ``model=input/output`` pairs, comma-separated, in a currency per
+    million tokens (``qwen3:8b=0.02/0.06``). Empty: no prices (no cost is ever guessed)."""
+    prices: dict[str, tuple[float, float]] = {}
+    for entry in filter(None, (part.strip() for part in os.environ.get(name, "").split(","))):
+        model, _, pair = entry.rpartition("=")
+        tokens_in, _, tokens_out = pair.partition("/")
+        try:
+            price = (float(tokens_in), float(tokens_out))
+        except ValueError:
+            price = (-1.0, -1.0)
+        if not model or min(price) < 0:
+            raise ImproperlyConfigured(
+                f"{name}: {entry!r} is not model=input/output (prices per million tokens, "
+                "such as qwen3:8b=0.02/0.06)."
+            )
+        prices[model.strip()] = price
+    return prices
+
+
 def env_secret(name: str, default: str = "") -> str:
     """Read a secret from NAME or from the file named by NAME_FILE (Docker/K8s secrets)."""
     file_name = os.environ.get(f"{name}_FILE")

@@ -15,6 +15,7 @@ from config.env import (
     env_int,
     env_list,
     env_path,
+    env_prices,
     env_secret,
     env_str,
     parse_database_url,
@@ -272,6 +273,22 @@ LEXROOM_RATINGS_PER_MINUTE = env_int("LEXROOM_RATINGS_PER_MINUTE", 60, minimum=0
 OLLAMA_URL = env_str("OLLAMA_URL", "http://127.0.0.1:11434")
 LEXROOM_LLM_MODEL = env_str("LEXROOM_LLM_MODEL", "qwen3:8b")
 LEXROOM_LLM_TIMEOUT = env_int("LEXROOM_LLM_TIMEOUT", 60, minimum=1)
+# A smaller model for planning (the first choice of tools); empty: LEXROOM_LLM_MODEL.
+LEXROOM_LLM_FAST_MODEL = env_str("LEXROOM_LLM_FAST_MODEL", "")
+# More attempts when Ollama cannot be reached or fails before answering.
+LEXROOM_LLM_RETRIES = env_int("LEXROOM_LLM_RETRIES", 2, minimum=0)
+# Let thinking models (qwen3) think before answering: better plans, much slower.
+LEXROOM_LLM_THINK = env_bool("LEXROOM_LLM_THINK", default=False)
+# Cost per million tokens in and out, per model: "qwen3:8b=0.02/0.06,…" (no entry: no cost).
+LEXROOM_LLM_PRICES = env_prices("LEXROOM_LLM_PRICES")
+LEXROOM_LLM_PRICE_CURRENCY = env_str("LEXROOM_LLM_PRICE_CURRENCY", "EUR")
+# The chat agent: model turns with tools before it must answer, and sources it may cite.
+LEXROOM_AGENT_MAX_STEPS = env_int("LEXROOM_AGENT_MAX_STEPS", 4, minimum=1)
+LEXROOM_AGENT_MAX_SOURCES = env_int("LEXROOM_AGENT_MAX_SOURCES", 30, minimum=1)
+# Earlier questions and answers of the conversation given to the model.
+LEXROOM_AGENT_HISTORY_TURNS = env_int("LEXROOM_AGENT_HISTORY_TURNS", 3, minimum=0)
+# Contracts a filter-only search may list for one answer (pages are fetched up to this).
+LEXROOM_AGENT_MAX_LISTED = env_int("LEXROOM_AGENT_MAX_LISTED", 200, minimum=1)
 
 # The worker's liveness (django-q2 cluster stats) must be visible to the CLI: a shared cache.
 CACHES = {

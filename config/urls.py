@@ -24,5 +24,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
     path("", include("documents.urls")),
     path("", include("search.urls")),
+    path("", include("agents.urls")),
     path("", include("workspaces.urls")),
 ]

@@ -68,15 +68,9 @@ def chat_json(
                 parts.close()  # type: ignore[attr-defined]  # a generator: ends the request
                 raise LlmUnavailable(gettext("The model's answer is too long or too late."))
     except ollama.ResponseError as exc:
-        raise LlmUnavailable(_response_error(model, exc)) from exc
+        raise LlmUnavailable(response_error_message(model, exc)) from exc
     except (httpx.HTTPError, ConnectionError) as exc:
-        raise LlmUnavailable(
-            gettext(
-                "Ollama is not reachable at %(url)s (%(why)s): start it (ollama serve) or set "
-                "OLLAMA_URL."
-            )
-            % {"url": settings.OLLAMA_URL, "why": type(exc).__name__}
-        ) from exc
+        raise LlmUnavailable(unreachable_message(exc)) from exc
     except (ValueError, pydantic.ValidationError) as exc:  # not Ollama's protocol (a proxy?)
         raise LlmUnavailable(
             gettext("The server at %(url)s does not answer as Ollama does.")
@@ -85,7 +79,13 @@ def chat_json(
     return _parsed("".join(content), schema)
 
 
-def _response_error(model: str, exc: ollama.ResponseError) -> str:
+def unreachable_message(exc: Exception) -> str:
+    return gettext(
+        "Ollama is not reachable at %(url)s (%(why)s): start it (ollama serve) or set OLLAMA_URL."
+    ) % {"url": settings.OLLAMA_URL, "why": type(exc).__name__}
+
+
+def response_error_message(model: str, exc: ollama.ResponseError) -> str:
     if exc.status_code == 404:
         return gettext(
             "The model %(model)s is not pulled in Ollama: run ollama pull %(model)s."

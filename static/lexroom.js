@@ -74,3 +74,73 @@ document.addEventListener("DOMContentLoaded", () => {
   }
   for (const zone of document.querySelectorAll("label[data-dropzone]")) enableDropZone(zone);
 });
+
+// Chat answers: an element <div class="live" data-events-url data-turn-url data-turn> follows
+// the turn's server-sent events (plan, tool_call, tool_result, sources, token, approval_needed,
+// done, error); at "done" or "approval_needed" htmx fetches the turn again as the server
+// renders it (citations as links), replacing the provisional text. Without this script the
+// page refreshes until the worker has answered.
+function stepItem(list, text) {
+  const item = document.createElement("li");
+  item.textContent = text;
+  list.appendChild(item);
+}
+
+function followTurn(live) {
+  if (live.dataset.following || !window.EventSource) return;
+  live.dataset.following = "1";
+  const steps = live.querySelector(".steps");
+  const answer = live.querySelector(".answer-live");
+  const status = live.querySelector(".status");
+  const source = new EventSource(live.dataset.eventsUrl);
+  let finished = false;
+  const refresh = () => {
+    finished = true;
+    source.close();
+    if (window.htmx) {
+      htmx.ajax("GET", live.dataset.turnUrl, { target: "#" + live.dataset.turn, swap: "outerHTML" });
+    }
+  };
+  const data = (event) => JSON.parse(event.data);
+  source.addEventListener("plan", (event) => {
+    const plan = data(event);
+    const names = plan.tool_calls.map((call) => call.name).join(", ");
+    stepItem(steps, "Plan (" + plan.model + "): " + (names || "-"));
+  });
+  source.addEventListener("tool_call", (event) => stepItem(steps, "→ " + data(event).name));
+  source.addEventListener("tool_result", (event) => {
+    const result = data(event);
+    stepItem(steps, "← " + result.name + (result.error ? " ✗ " + result.error : result.count === null ? "" : " (" + result.count + ")"));
+  });
+  source.addEventListener("sources", (event) => stepItem(steps, "Sources: " + data(event).sources.length));
+  source.addEventListener("token", (event) => {
+    const token = data(event);
+    if (token.reset) answer.textContent = "";
+    else answer.textContent += token.text;
+  });
+  source.addEventListener("approval_needed", refresh);
+  source.addEventListener("done", refresh);
+  source.addEventListener("error", (event) => {
+    if (event.data) {
+      status.textContent = data(event).message;
+      status.classList.add("error");
+    }
+    if (finished) return;
+    finished = true;
+    source.close();
+    // A server's error event ends the turn; a lost connection is retried in a moment.
+    if (event.data) refresh();
+    else setTimeout(refresh, 3000);
+  });
+}
+
+function followTurns(root) {
+  for (const live of root.querySelectorAll("div.live[data-events-url]")) followTurn(live);
+}
+
+document.addEventListener("DOMContentLoaded", () => followTurns(document));
+document.addEventListener("htmx:afterSwap", (event) => followTurns(event.target.parentElement || document));
+document.addEventListener("htmx:afterRequest", (event) => {
+  const form = event.target;
+  if (form instanceof HTMLFormElement && form.classList.contains("ask-form") && event.detail.successful) form.reset();
+});

@@ -62,6 +62,19 @@ def _model_entry(name: str) -> dict[str, Any]:
     }
 
 
+def _show(name: str, details: dict[str, Any], capabilities: tuple[str, ...]) -> dict[str, Any]:
+    """What Ollama's /api/show answers (the fields its client requires, and capabilities)."""
+    return {
+        "modelfile": f"FROM {name}",
+        "parameters": "temperature 0.6",
+        "template": "{{ .Prompt }}",
+        "details": details,
+        "model_info": {"general.architecture": details["family"], "general.parameter_count": 8},
+        "capabilities": list(capabilities),
+        "modified_at": CREATED_AT,
+    }
+
+
 def _stats(body: dict[str, Any], content: str) -> dict[str, Any]:
     prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
     return {
@@ -133,7 +146,7 @@ def _handler(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": missing})
             elif self.path == "/api/show":
                 details = _model_entry(body["model"])["details"]
-                self._send(200, {"details": details, "capabilities": list(fake.capabilities)})
+                self._send(200, _show(body["model"], details, fake.capabilities))
             else:
                 lines = list(_chat_lines(fake, body))
                 if body.get("stream", True) is False:

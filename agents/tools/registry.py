@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agents.tools._ratelimit import _rate_limit
+from agents.tools.errors import ToolError as ToolError
 from agents.tools.schema import flatten_schema, output_schema
 from documents.embeddings import ModelUnavailable
 from documents.metrics import timed
@@ -37,35 +36,6 @@ from workspaces.selectors import (
 )
 from workspaces.services import audit_record
 from workspaces.tenancy import current_scope, current_workspace_ids, tenant_scope, user_scope
-
-
-class ToolError(Exception):
-    """A call the tool cannot honour. ``kind``: invalid_arguments, unknown_tool, not_found,
-    forbidden, rate_limited, unavailable (a model or Ollama cannot answer)."""
-
-    def __init__(
-        self,
-        kind: str,
-        message: str,
-        details: dict[str, Any] | None = None,
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.details = details or {}
-        self.retry_after = retry_after
-        # False for the repeats of a refusal already audited (a client hammering past its
-        # rate limit must not turn each refused call into a database write).
-        self.audited = True
-
-    def as_dict(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"error": self.kind, "message": self.message}
-        if self.details:
-            body["details"] = self.details
-        if self.retry_after is not None:
-            body["retry_after"] = round(self.retry_after, 1)
-        return body
 
 
 @dataclass(frozen=True)
@@ -95,6 +65,9 @@ class Tool:
     min_role: str = Role.VIEWER
     read_only: bool = True
     needs_workspace: bool = True
+    # The handler opens its own tenant scopes (the agent: minutes of model calls must not
+    # hold a transaction, and its own tool calls each take one).
+    own_scopes: bool = False
 
     def definition(self) -> dict[str, Any]:
         return {
@@ -146,47 +119,7 @@ def tool_definitions() -> list[dict[str, Any]]:
 def _load() -> None:
     # The tool modules register themselves on import; importing here keeps the registry
     # module free of the search app's import at Django start-up.
-    from agents.tools import definitions  # noqa: F401
-
-
-# --- Rate limit (per token, or per user without a token) ---------------------------------
-
-
-@dataclass
-class _Window:
-    calls: deque[float] = field(default_factory=deque)
-    refusing: bool = False  # the first refusal of this run was audited
-
-
-_windows: dict[str, _Window] = {}
-_windows_lock = threading.Lock()
-
-
-def _rate_limit(key: str) -> None:
-    """Sliding one-minute window, per process (each web process counts its own calls)."""
-    limit = settings.LEXROOM_TOOL_RATE_PER_MINUTE
-    if not limit:
-        return
-    now = time.monotonic()
-    with _windows_lock:
-        window = _windows.setdefault(key, _Window())
-        while window.calls and now - window.calls[0] > 60:
-            window.calls.popleft()
-        if len(window.calls) >= limit:
-            retry_after = 60 - (now - window.calls[0])
-            message = gettext(
-                "Too many tool calls (limit %(limit)d per minute); retry in %(seconds).0f s."
-            )
-            refusal = ToolError(
-                "rate_limited",
-                message % {"limit": limit, "seconds": retry_after},
-                retry_after=retry_after,
-            )
-            refusal.audited = not window.refusing
-            window.refusing = True
-            raise refusal
-        window.refusing = False
-        window.calls.append(now)
+    from agents.tools import ask, definitions  # noqa: F401
 
 
 # --- The call path -----------------------------------------------------------------------
@@ -351,6 +284,8 @@ def _run(
 ) -> ToolResult:
     name = tool.name
     only = token.restricted_to if token is not None else None
+    if tool.own_scopes:
+        return _run_unscoped(tool, parsed, arguments, user, token, via, started, slug)
     with user_scope(user, only=only, slug=slug) as visible:
         workspace = _workspace_for(tool, parsed, user, narrowed=slug is not None)
         scope_ids = (workspace.pk,) if workspace is not None else visible
@@ -367,20 +302,59 @@ def _run(
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
             except ModelUnavailable as exc:  # the firm's IT must act (start Ollama, a model)
                 raise ToolError("unavailable", str(exc)) from None
-            duration_ms = (time.perf_counter() - started) * 1000
-            text, plain = result_text(content)
-            audit_record(
-                firm=user.firm,
-                workspace=workspace,
-                actor=user,
-                action="tool.call",
-                target=name,
-                details={
-                    "via": via,
-                    "token": token.prefix if token else None,
-                    "arguments_sha256": _digest(arguments),
-                    "duration_ms": round(duration_ms, 1),
-                    "result_bytes": len(text.encode()),
-                },
-            )
+            result = _done(name, content, arguments, user, token, via, started, workspace)
+    return result
+
+
+def _run_unscoped(
+    tool: Tool,
+    parsed: BaseModel,
+    arguments: dict[str, Any],
+    user: User,
+    token: PersonalToken | None,
+    via: str,
+    started: float,
+    slug: str | None,
+) -> ToolResult:
+    """A tool whose handler opens its own scopes: the workspace and the role are checked in
+    the caller's scope, which is then closed before the handler runs."""
+    only = token.restricted_to if token is not None else None
+    with user_scope(user, only=only, slug=slug):
+        workspace = _workspace_for(tool, parsed, user, narrowed=slug is not None)
+    try:
+        content = tool.handler(ToolContext(user, workspace, token), parsed)
+    except ModelUnavailable as exc:
+        raise ToolError("unavailable", str(exc)) from None
+    scope_ids = (workspace.pk,) if workspace is not None else ()
+    with tenant_scope(workspace_ids=scope_ids, user_id=user.pk, firm_id=user.firm_id):
+        return _done(tool.name, content, arguments, user, token, via, started, workspace)
+
+
+def _done(
+    name: str,
+    content: dict[str, Any],
+    arguments: dict[str, Any],
+    user: User,
+    token: PersonalToken | None,
+    via: str,
+    started: float,
+    workspace: Workspace | None,
+) -> ToolResult:
+    """The call's result, audited (in a scope covering ``workspace``)."""
+    duration_ms = (time.perf_counter() - started) * 1000
+    text, plain = result_text(content)
+    audit_record(
+        firm=user.firm,
+        workspace=workspace,
+        actor=user,
+        action="tool.call",
+        target=name,
+        details={
+            "via": via,
+            "token": token.prefix if token else None,
+            "arguments_sha256": _digest(arguments),
+            "duration_ms": round(duration_ms, 1),
+            "result_bytes": len(text.encode()),
+        },
+    )
     return ToolResult(content, workspace.slug if workspace else None, duration_ms, text, plain)

@@ -1,0 +1,107 @@
+"""A checked draft becomes the answer shown: citations resolved against the database, quotes
+verified against the stored text, a listing completed, or the code's own abstention."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from django.urls import reverse
+from django.utils.translation import gettext
+
+from agents.chat._answer import (
+    Draft,
+    cited_numbers,
+    completion_text,
+    listing_gaps,
+    segments,
+    substituted,
+    verify_quotes,
+)
+from agents.chat._sources import Source, SourceBook
+from agents.selectors import cited_texts, existing_citations, workspace_owner_names
+from workspaces.models import Workspace
+from workspaces.tenancy import workspace_scope
+
+
+def source_link(workspace: Workspace, source: Source) -> str:
+    """The document viewer at the cited article (or at the contract's top)."""
+    url = reverse("document_detail", args=[workspace.slug, source.contract_id])
+    if source.chunk_id is not None:
+        url += f"?article={source.chunk_id}#chunk-{source.chunk_id}"
+    return url
+
+
+def resolved(workspace: Workspace, book: SourceBook, numbers: list[int]) -> list[dict[str, Any]]:
+    cited = []
+    for n in numbers:
+        source = book.get(n)
+        if source is not None:
+            entry = asdict(source)
+            entry["label"] = book.label(source)
+            entry["url"] = source_link(workspace, source)
+            cited.append(entry)
+    return cited
+
+
+def escalation(workspace: Workspace) -> str:
+    with workspace_scope(workspace):
+        owners = workspace_owner_names(workspace=workspace)
+    names = ", ".join(owners) or gettext("the workspace's owner")
+    return gettext("the lawyers in charge of this matter (%(names)s)") % {"names": names}
+
+
+def abstention(workspace: Workspace, missing: str) -> Draft:
+    """The code's own abstention, when no checked answer could be had from the model."""
+    return Draft(
+        gettext("I cannot give an answer I can back with the data room's documents."),
+        [],
+        "abstain",
+        missing,
+        escalation(workspace),
+    )
+
+
+def _dangling(workspace: Workspace, book: SourceBook, numbers: list[int]) -> list[int]:
+    """Cited numbers whose article or contract is no longer in the workspace."""
+    sources = [s for n in numbers if (s := book.get(n)) is not None]
+    with workspace_scope(workspace):
+        chunks, contracts = existing_citations(
+            workspace=workspace,
+            chunk_ids=[s.chunk_id for s in sources if s.chunk_id is not None],
+            contract_ids=[s.contract_id for s in sources if s.chunk_id is None],
+        )
+    return [
+        s.n
+        for s in sources
+        if (s.chunk_id not in chunks if s.chunk_id is not None else s.contract_id not in contracts)
+    ]
+
+
+def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, Any]:
+    """The answer as stored and shown, with the checks the code made on the way."""
+    numbers = cited_numbers(draft)
+    checks: dict[str, Any] = {"dangling_citations": _dangling(workspace, book, numbers)}
+    numbers = [n for n in numbers if n not in checks["dangling_citations"]]
+    sources = [s for n in numbers if (s := book.get(n)) is not None]
+    with workspace_scope(workspace):
+        stored = cited_texts(
+            workspace=workspace,
+            chunk_ids=[s.chunk_id for s in sources if s.chunk_id is not None],
+            contract_ids=[s.contract_id for s in sources if s.chunk_id is None],
+        )
+    text, quotes = verify_quotes(draft.answer, stored)
+    checks["quotes"] = asdict(quotes)
+    gaps = listing_gaps(draft, book)
+    checks["listing_completed_by_code"] = gaps
+    if gaps:
+        text = f"{text}\n\n{completion_text(gaps, book.listings[-1])}"
+    return {
+        "answer": substituted(text, book),
+        "segments": segments(text, book),
+        "citations": resolved(workspace, book, numbers),
+        "confidence": draft.confidence,
+        "missing": draft.missing or None,
+        "escalate_to": draft.escalate_to or None,
+        "checks": checks,
+    }

@@ -1,0 +1,144 @@
+"""The registry's tools as the agent offers and runs them.
+
+The agent runs in its user's scope, through ``call_tool`` like every other surface (role,
+token, tenant scope, audit): whatever the model asks, the workspace is the conversation's
+(the ``workspace`` argument is not offered, and is overwritten if sent), and a search's
+query is the user's own words (the model picks filters; it never rewrites the question).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from agents.chat._sources import (
+    SourceBook,
+    contract_view,
+    duplicates_view,
+    search_view,
+    tool_message,
+)
+from agents.tools.registry import REGISTRY, Tool, ToolError, _load, call_tool
+from search.paging import MAX_LIMIT
+from workspaces.models import PersonalToken, User, Workspace
+
+# Not offered: the agent itself, and the workspace list (the conversation fixes the workspace).
+NOT_OFFERED = frozenset({"ask", "list_workspaces"})
+
+
+def agent_tools() -> list[Tool]:
+    _load()
+    return [
+        tool for name, tool in REGISTRY.items() if name not in NOT_OFFERED and tool.needs_workspace
+    ]
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """Ollama's tool format, from the registry's flattened schemas, without ``workspace``."""
+    schemas = []
+    for tool in agent_tools():
+        parameters = copy.deepcopy(tool.definition()["inputSchema"])
+        parameters.get("properties", {}).pop("workspace", None)
+        if "required" in parameters:
+            parameters["required"] = [k for k in parameters["required"] if k != "workspace"]
+        schemas.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": parameters,
+                },
+            }
+        )
+    return schemas
+
+
+def needs_approval(name: str) -> bool:
+    """A tool that changes data waits for the user's approval; read-only tools run at once."""
+    tool = REGISTRY.get(name)
+    return tool is not None and not tool.read_only and name not in NOT_OFFERED
+
+
+@dataclass
+class Outcome:
+    """A tool call's result as the model reads it, and what the page shows of it."""
+
+    message: str
+    count: int | None
+    excluded: int = 0
+    error: str | None = None
+    arguments: dict[str, Any] | None = None  # as run (workspace and query set by the code)
+
+
+@dataclass(frozen=True)
+class Caller:
+    user: User
+    workspace: Workspace
+    token: PersonalToken | None
+    question: str
+
+
+def _arguments(caller: Caller, name: str, proposed: dict[str, Any]) -> dict[str, Any]:
+    arguments = {**proposed, "workspace": caller.workspace.slug}
+    if name == "search_data_room" and proposed.get("query"):
+        arguments["query"] = caller.question
+    return arguments
+
+
+def _call(caller: Caller, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = call_tool(
+        name=name, arguments=arguments, user=caller.user, token=caller.token, via="agent"
+    )
+    return result.content
+
+
+def _search_all(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A filter-only search read to its last page (up to LEXROOM_AGENT_MAX_LISTED)."""
+    arguments = {**arguments, "limit": MAX_LIMIT, "offset": 0}
+    result = _call(caller, "search_data_room", arguments)
+    while (
+        result.get("next_offset") is not None
+        and len(result["results"]) < settings.LEXROOM_AGENT_MAX_LISTED
+    ):
+        more = _call(caller, "search_data_room", {**arguments, "offset": result["next_offset"]})
+        result["results"] += more["results"]
+        result["next_offset"] = more["next_offset"]
+    return result
+
+
+def run_tool(caller: Caller, book: SourceBook, name: str, proposed: dict[str, Any]) -> Outcome:
+    """Run one call the model asked for; a refusal or a bad argument goes back to the model
+    as the tool's result, with the allowed values, so that it can correct its call."""
+    if name not in {tool.name for tool in agent_tools()}:
+        offered = sorted(tool.name for tool in agent_tools())
+        error = {"error": "unknown_tool", "message": f"No tool {name!r}.", "allowed": offered}
+        return Outcome(tool_message(name, error), None, error="unknown_tool")
+    arguments = _arguments(caller, name, proposed if isinstance(proposed, dict) else {})
+    try:
+        if name == "search_data_room" and not arguments.get("query"):
+            content = _search_all(caller, arguments)
+        else:
+            content = _call(caller, name, arguments)
+    except ToolError as exc:
+        body = exc.as_dict()
+        return Outcome(tool_message(name, body), None, error=exc.kind, arguments=arguments)
+    view, count, excluded = _view(book, name, content, arguments)
+    return Outcome(tool_message(name, view), count, excluded, arguments=arguments)
+
+
+def _view(
+    book: SourceBook, name: str, content: dict[str, Any], arguments: dict[str, Any]
+) -> tuple[dict[str, Any], int | None, int]:
+    if name == "search_data_room":
+        view = search_view(book, content, exhaustive=not arguments.get("query"))
+        excluded = len(content["excluded_unknown"]) + len(content["excluded_by_amendment"])
+        return view, len(content["results"]), excluded
+    if name == "get_contract":
+        return contract_view(book, content), len(content.get("articles", [])), 0
+    if name == "find_duplicates":
+        return duplicates_view(book, content), int(content["total_groups"]), 0
+    return content, None, 0

@@ -1,0 +1,122 @@
+"""Writes of the agent: conversations, turns, their trace, and the user's approval of a call.
+
+Each write opens the workspace's tenant scope itself: the agent runs outside the request's
+transaction (a model call can take a minute; no transaction is held open for it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from agents.models import Conversation, Mode, TraceStep, Turn, TurnStatus
+from workspaces.models import User, Workspace
+from workspaces.services import audit_record
+from workspaces.tenancy import workspace_scope
+
+MAX_QUESTION_CHARS = 2000
+TITLE_CHARS = 120
+
+
+class InvalidQuestion(ValueError):
+    """A question the agent cannot take; the message says why, in the user's language."""
+
+
+def _clean(question: str) -> str:
+    text = " ".join(str(question).split())
+    if not text:
+        raise InvalidQuestion(gettext("Ask a question."))
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InvalidQuestion(
+            gettext("A question holds at most %(limit)d characters.")
+            % {"limit": MAX_QUESTION_CHARS}
+        )
+    return text
+
+
+def _mode(mode: str) -> str:
+    if mode not in Mode.values:
+        raise InvalidQuestion(
+            gettext("Unknown mode %(mode)r: use %(allowed)s.")
+            % {"mode": mode, "allowed": ", ".join(Mode.values)}
+        )
+    return mode
+
+
+def turn_ask(
+    *,
+    workspace: Workspace,
+    user: User,
+    question: str,
+    mode: str = Mode.ANSWER,
+    conversation: Conversation | None = None,
+) -> Turn:
+    """A new question, in ``conversation`` (the user's own) or a new one titled after it."""
+    text, mode = _clean(question), _mode(mode)
+    with workspace_scope(workspace):
+        if conversation is None:
+            conversation = Conversation.objects.create(
+                workspace=workspace, user=user, title=text[:TITLE_CHARS]
+            )
+        else:
+            Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+        return Turn.objects.create(
+            workspace=workspace, conversation=conversation, question=text, mode=mode
+        )
+
+
+def turn_claim(*, turn: Turn, statuses: tuple[str, ...]) -> bool:
+    """Mark the turn running if it is in one of ``statuses``: only one run at a time."""
+    with workspace_scope(turn.workspace):
+        claimed = Turn.objects.filter(pk=turn.pk, status__in=statuses).update(
+            status=TurnStatus.RUNNING
+        )
+    if claimed:
+        turn.status = TurnStatus.RUNNING
+    return bool(claimed)
+
+
+def turn_save(turn: Turn, **fields: Any) -> None:
+    """Store the turn's progress (status, answer, error, state); a final status dates it."""
+    if fields.get("status") in {TurnStatus.DONE, TurnStatus.FAILED}:
+        fields["finished_at"] = timezone.now()
+    for name, value in fields.items():
+        setattr(turn, name, value)
+    with workspace_scope(turn.workspace):
+        Turn.objects.filter(pk=turn.pk).update(**fields)
+
+
+def trace_add(turn: Turn, *, position: int, kind: str, name: str, **fields: Any) -> TraceStep:
+    with workspace_scope(turn.workspace):
+        return TraceStep.objects.create(
+            workspace=turn.workspace, turn=turn, position=position, kind=kind, name=name, **fields
+        )
+
+
+class NotAwaitingApproval(ValueError):
+    pass
+
+
+@transaction.atomic
+def turn_decide(*, turn: Turn, user: User, approve: bool) -> None:
+    """Record the user's answer to the call the turn waits on; the next run resumes with it.
+    Audited: who let the agent change data, or refused it."""
+    with workspace_scope(turn.workspace):
+        locked = Turn.objects.select_for_update().get(pk=turn.pk)
+        pending = locked.state.get("pending")
+        if locked.status != TurnStatus.AWAITING_APPROVAL or not pending:
+            raise NotAwaitingApproval(gettext("This question is not waiting for an approval."))
+        state = {**locked.state, "decision": "approved" if approve else "refused"}
+        Turn.objects.filter(pk=turn.pk).update(state=state, status=TurnStatus.PENDING)
+        turn.state, turn.status = state, TurnStatus.PENDING
+        audit_record(
+            firm=turn.workspace.firm,
+            workspace=turn.workspace,
+            actor=user,
+            action="agent.approve" if approve else "agent.refuse",
+            target=str(pending.get("name", ""))[:200],
+            details={"turn": turn.pk, "argument_names": sorted(pending.get("arguments", {}))},
+        )
