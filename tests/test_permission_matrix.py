@@ -24,6 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from django_q.models import Failure, OrmQ, Schedule, Success
 
+from agents.models import Conversation, Turn, TurnStatus
 from agents.tools.registry import REGISTRY, _load
 from documents.models import Chunk, Document, DocumentLink, DuplicateGroup, Entity
 from documents.pipeline import run_in_process
@@ -115,6 +116,13 @@ TOOL_RATE = outcome(
 # The search page's rating buttons (a form post, back to the search): any member.
 PAGE_RATE = outcome("login", members="302", strangers="404")
 TOOL_NO_WORKSPACE = API_ANY_USER
+# The chat: any member asks; a conversation and its turns are their owner's alone (the
+# owner here), the 404 of a missing one for every other member.
+PAGE_ASK = outcome("login", members="302", strangers="404")
+OWNER_ONLY_404 = {"editor": "404", "viewer": "404", "outsider": "404", "firm_admin": "404",
+                  "foreigner": "404"}  # fmt: skip
+PAGE_TURN = outcome("login", owner="302", **OWNER_ONLY_404)  # a redirect to its conversation
+PAGE_DECIDE = outcome("login", owner="409", **OWNER_ONLY_404)  # the turn waits for nothing
 
 
 def admin_model(prefix: str, *, add: dict[str, str] = ADMIN, delete: dict[str, str] = ADMIN,
@@ -153,6 +161,13 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/documents/<str:ref>/original/": PAGE_MEMBER,  # a download, same check
     "w/<slug:slug>/search/": PAGE_MEMBER,
     "w/<slug:slug>/search/rate/": PAGE_RATE,  # the POST; its GET is a 405
+    "w/<slug:slug>/chat/": PAGE_MEMBER,
+    "w/<slug:slug>/chat/ask/": PAGE_ASK,  # the POST (queued for the worker); GET is a 405
+    "w/<slug:slug>/chat/<int:conversation_id>/": PAGE_OWNER_ONLY,
+    "w/<slug:slug>/chat/turns/<int:turn_id>/": PAGE_TURN,
+    "w/<slug:slug>/chat/turns/<int:turn_id>/events/": PAGE_OWNER_ONLY,
+    "w/<slug:slug>/chat/turns/<int:turn_id>/decide/": PAGE_DECIDE,
+    "w/<slug:slug>/chat/turns/<int:turn_id>/trace/": PAGE_OWNER_ONLY,
     "admin/": ADMIN,
     "admin/login/": ADMIN_LOGIN,
     "admin/logout/": ADMIN_LOGOUT,
@@ -198,6 +213,7 @@ TOOLS: dict[str, dict[str, str]] = {
     "get_contract": TOOL_READ,
     "find_duplicates": TOOL_READ,
     "rate_result": TOOL_RATE,
+    "ask": TOOL_READ,  # the agent: read-only tokens too (its write calls wait for approval)
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "list_workspaces": {},
@@ -206,6 +222,8 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     # "<chunk>": an article of deal-alpha (world.objects["chunk"]).
     "rate_result": {"workspace": "deal-alpha", "query": "loyer", "chunk_id": "<chunk>",
                     "relevant": True},
+    # No Ollama answers here: the turn fails, and the tool still reports it (200).
+    "ask": {"workspace": "deal-alpha", "question": "Quel loyer ?"},
 }  # fmt: skip
 
 # Requests that are not a plain GET.
@@ -213,9 +231,15 @@ POSTS = {
     "w/<slug:slug>/documents/upload/",
     "api/workspaces/<slug:slug>/documents/upload/",
     "w/<slug:slug>/search/rate/",
+    "w/<slug:slug>/chat/ask/",
+    "w/<slug:slug>/chat/turns/<int:turn_id>/decide/",
 }
 # Form posts (the others upload a file).
-FORMS = {"w/<slug:slug>/search/rate/": {"q": "loyer", "chunk_id": "<chunk>", "relevant": "1"}}
+FORMS = {
+    "w/<slug:slug>/search/rate/": {"q": "loyer", "chunk_id": "<chunk>", "relevant": "1"},
+    "w/<slug:slug>/chat/ask/": {"question": "Quel loyer ?", "mode": "retrieval_only"},
+    "w/<slug:slug>/chat/turns/<int:turn_id>/decide/": {"approve": "1"},
+}
 
 CONTRACT = {
     "filename": "bail.txt",
@@ -297,6 +321,13 @@ def world(room: Room) -> World:
         )
         event = AuditEvent.objects.filter(firm=room.firm).first()
         chunk = Chunk.objects.filter(workspace=room.workspace).first()
+        conversation = Conversation.objects.create(
+            workspace=room.workspace, user=room.owner, title="Loyer"
+        )
+        turn = Turn.objects.create(
+            workspace=room.workspace, conversation=conversation, question="Loyer ?",
+            status=TurnStatus.DONE, answer={"answer": "24 000 euros.", "citations": []},
+        )  # fmt: skip
     assert entity is not None and event is not None and chunk is not None
     # Install-wide rows only superusers may see (existing, so the admin checks permissions).
     group = Group.objects.create(name="Partners")
@@ -322,6 +353,8 @@ def world(room: Room) -> World:
         "django_q/success": "ok1",
         "django_q/failure": "ko1",
         "chunk": chunk.pk,
+        "conversation": conversation.pk,
+        "turn": turn.pk,
     }
     return World(room, clients, raw, objects, batch.pk)
 
@@ -342,6 +375,8 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
         "<id>": str(world.objects["workspaces/user"]),
         "<int:token_id>": str(world.objects["workspaces/personaltoken"]),
         "<path:content_type_id>": "1",
+        "<int:conversation_id>": str(world.objects["conversation"]),
+        "<int:turn_id>": str(world.objects["turn"]),
     }
     url = "/" + route
     for placeholder, value in values.items():
