@@ -19,6 +19,7 @@ from typing import Any
 # A scripted answer: {"content": "...", "tool_calls": [...]} (either may be absent).
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 CREATED_AT = "2026-12-01T08:00:00.000000Z"
+EXPIRES_AT = "2026-12-01T08:05:00.000000Z"
 VERSION = "0.12.3"
 
 
@@ -26,7 +27,7 @@ VERSION = "0.12.3"
 class FakeOllama:
     respond: Responder
     models: tuple[str, ...] = ("qwen3:8b",)
-    capabilities: tuple[str, ...] = ("completion", "tools")
+    capabilities: tuple[str, ...] | None = ("completion", "tools")  # None: Ollama before 0.6.4
     requests: list[dict[str, Any]] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
 
@@ -116,7 +117,10 @@ def _handler(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if self.path == "/api/tags":
                 self._send(200, {"models": [_model_entry(m) for m in fake.models]})
             elif self.path == "/api/ps":
-                self._send(200, {"models": [_model_entry(m) for m in fake.models[:1]]})
+                loaded = {"size_vram": 5_200_000_000, "expires_at": EXPIRES_AT}
+                self._send(
+                    200, {"models": [{**_model_entry(m), **loaded} for m in fake.models[:1]]}
+                )
             elif self.path == "/api/version":
                 self._send(200, {"version": VERSION})
             else:
@@ -133,7 +137,13 @@ def _handler(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": missing})
             elif self.path == "/api/show":
                 details = _model_entry(body["model"])["details"]
-                self._send(200, {"details": details, "capabilities": list(fake.capabilities)})
+                # model_info: the official client requires it, as real Ollama always sends it.
+                shown = {
+                    "details": details,
+                    "model_info": {},
+                    "capabilities": None if fake.capabilities is None else list(fake.capabilities),
+                }
+                self._send(200, shown)
             else:
                 lines = list(_chat_lines(fake, body))
                 if body.get("stream", True) is False:
