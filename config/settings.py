@@ -272,6 +272,8 @@ LEXROOM_RATINGS_PER_MINUTE = env_int("LEXROOM_RATINGS_PER_MINUTE", 60, minimum=0
 OLLAMA_URL = env_str("OLLAMA_URL", "http://127.0.0.1:11434")
 LEXROOM_LLM_MODEL = env_str("LEXROOM_LLM_MODEL", "qwen3:8b")
 LEXROOM_LLM_TIMEOUT = env_int("LEXROOM_LLM_TIMEOUT", 60, minimum=1)
+# A smaller model for planning (the first choice of tools); empty: LEXROOM_LLM_MODEL.
+LEXROOM_LLM_FAST_MODEL = env_str("LEXROOM_LLM_FAST_MODEL", "")
 
 # The worker's liveness (django-q2 cluster stats) must be visible to the CLI: a shared cache.
 CACHES = {

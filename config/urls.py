@@ -25,4 +25,5 @@ urlpatterns = [
     path("", include("documents.urls")),
     path("", include("search.urls")),
     path("", include("workspaces.urls")),
+    path("", include("agents.urls")),
 ]
