@@ -16,4 +16,5 @@ urlpatterns = [
     path("w/<slug:slug>/chat/turns/<int:turn_id>/events/", views.chat_events, name="chat_events"),
     path("w/<slug:slug>/chat/turns/<int:turn_id>/decide/", views.chat_decide, name="chat_decide"),
     path("w/<slug:slug>/chat/turns/<int:turn_id>/trace/", views.chat_trace, name="chat_trace"),
+    path("llm/", views.llm_status_page, name="llm_status"),
 ]

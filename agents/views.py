@@ -1,5 +1,6 @@
-"""The chat pages: a member's conversations with the agent in one workspace, each answer
-streamed as server-sent events, the approval of calls that change data, and the trace.
+"""The agents app's pages: the model status, and the chat: a member's conversations with the
+agent in one workspace, each answer streamed as server-sent events, the approval of calls
+that change data, and the trace.
 
 Without JavaScript a question is answered by the worker (django-q) and the page refreshes
 until it is there; with it, htmx posts the question and ``lexroom.js`` follows the events.
@@ -20,7 +21,7 @@ from django.http import (
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import translation
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from agents import events
 from agents.models import Conversation, Mode, Turn, TurnStatus
@@ -32,6 +33,7 @@ from agents.selectors import (
     turn_report,
 )
 from agents.services import InvalidQuestion, NotAwaitingApproval, turn_ask, turn_decide
+from agents.status import llm_status
 from agents.tasks import turn_run_later
 from workspaces.models import User, Workspace
 from workspaces.selectors import workspace_get_for_member
@@ -181,3 +183,12 @@ def chat_trace(request: HttpRequest, slug: str, turn_id: int) -> HttpResponse:
         "sources": (turn.state or {}).get("book", {}).get("sources", []),
     }
     return render(request, "agents/trace.html", context)
+
+
+@require_GET
+@login_required
+def llm_status_page(request: HttpRequest) -> HttpResponse:
+    """Ollama and the embedding models as this server sees them, for any signed-in user: model
+    names and the server's address, nothing of any workspace. Always a 200: a model that is
+    down is what the page is there to say."""
+    return render(request, "agents/llm_status.html", {"status": llm_status()})

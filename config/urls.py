@@ -26,4 +26,5 @@ urlpatterns = [
     path("", include("search.urls")),
     path("", include("agents.urls")),
     path("", include("workspaces.urls")),
+    path("", include("agents.urls")),
 ]

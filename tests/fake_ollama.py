@@ -19,6 +19,7 @@ from typing import Any
 # A scripted answer: {"content": "...", "tool_calls": [...]} (either may be absent).
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 CREATED_AT = "2026-12-01T08:00:00.000000Z"
+EXPIRES_AT = "2026-12-01T08:05:00.000000Z"
 VERSION = "0.12.3"
 
 
@@ -26,7 +27,7 @@ VERSION = "0.12.3"
 class FakeOllama:
     respond: Responder
     models: tuple[str, ...] = ("qwen3:8b",)
-    capabilities: tuple[str, ...] = ("completion", "tools")
+    capabilities: tuple[str, ...] | None = ("completion", "tools")  # None: Ollama before 0.6.4
     requests: list[dict[str, Any]] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
 
@@ -129,7 +130,10 @@ def _handler(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if self.path == "/api/tags":
                 self._send(200, {"models": [_model_entry(m) for m in fake.models]})
             elif self.path == "/api/ps":
-                self._send(200, {"models": [_model_entry(m) for m in fake.models[:1]]})
+                loaded = {"size_vram": 5_200_000_000, "expires_at": EXPIRES_AT}
+                self._send(
+                    200, {"models": [{**_model_entry(m), **loaded} for m in fake.models[:1]]}
+                )
             elif self.path == "/api/version":
                 self._send(200, {"version": VERSION})
             else:

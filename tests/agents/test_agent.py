@@ -60,9 +60,12 @@ def test_a_listing_answer_cites_by_index_and_the_code_substitutes_the_contract(
         tools(call("describe_data_room")),
         tools(expiring(brenalis_room)),
         STOP,
-        final(answer="Un seul contrat expire avant fin 2026 : c04 [1]. Indécis : c08, c17 "
-              "(pas de date de fin). c09 a été prolongé par l'avenant c18.", citations=[1]),
-    )  # fmt: skip
+        final(
+            answer="Un seul contrat expire avant fin 2026 : c04 [1]. Indécis : c08, c17 "
+            "(pas de date de fin). c09 a été prolongé par l'avenant c18.",
+            citations=[1],
+        ),
+    )
     turn = ask(brenalis_room)
     assert turn.status == TurnStatus.DONE, turn.error
     answer = turn.answer
@@ -160,8 +163,9 @@ def test_a_write_tool_waits_for_approval_then_resumes_from_that_call(brenalis_ro
     def rate(body: dict[str, Any]) -> dict[str, Any]:
         found = json.loads(tool_messages(body)[-1].split("\n", 1)[1].rsplit("\n", 1)[0])
         chunk_id = found["contracts"][0]["articles"][0]["chunk_id"]
-        return tools(call("rate_result", query="changement de contrôle", chunk_id=chunk_id,
-                          relevant=True))  # fmt: skip
+        return tools(
+            call("rate_result", query="changement de contrôle", chunk_id=chunk_id, relevant=True)
+        )
 
     fake = ollama(
         tools(call("search_data_room", query="changement de contrôle")),
@@ -172,8 +176,10 @@ def test_a_write_tool_waits_for_approval_then_resumes_from_that_call(brenalis_ro
     turn = ask(brenalis_room, question)
     assert turn.status == TurnStatus.AWAITING_APPROVAL
     assert turn.state["pending"]["name"] == "rate_result"
-    assert ("approval_needed", {"turn": turn.pk, "tool": "rate_result",
-            "arguments": turn.state["pending"]["arguments"]}) in turn.events  # type: ignore[attr-defined]  # fmt: skip
+    assert (
+        "approval_needed",
+        {"turn": turn.pk, "tool": "rate_result", "arguments": turn.state["pending"]["arguments"]},
+    ) in turn.events  # type: ignore[attr-defined]
     with workspace_scope(brenalis_room.workspace):
         assert not RelevanceJudgment.objects.filter(user=brenalis_room.owner).exists()
     turn_decide(turn=turn, user=brenalis_room.owner, approve=True)
@@ -193,9 +199,13 @@ def test_a_refused_call_is_not_run_and_the_model_is_told(brenalis_room, ollama):
     fake = ollama(
         tools(call("rate_result", query="x", chunk_id=1, relevant=True)),
         STOP,
-        final(answer="Je n'ai rien modifié.", confidence="abstain", missing="rien",
-              escalate_to="l'associé"),
-    )  # fmt: skip
+        final(
+            answer="Je n'ai rien modifié.",
+            confidence="abstain",
+            missing="rien",
+            escalate_to="l'associé",
+        ),
+    )
     turn = ask(brenalis_room, "Note ce résultat.")
     turn_decide(turn=turn, user=brenalis_room.owner, approve=False)
     run_turn(turn, user=brenalis_room.owner)
@@ -208,9 +218,12 @@ def test_quotes_are_checked_against_the_stored_text(brenalis_room, ollama):
     ollama(
         tools(call("get_contract", contract_id="c04")),
         STOP,
-        final(answer="La mission « s'acheve au plus tard le 30 novembre 2026 » [1] ; elle est "
-              "« gratuite pour toujours et sans limite » [1]. c04.", citations=[1]),
-    )  # fmt: skip
+        final(
+            answer="La mission « s'acheve au plus tard le 30 novembre 2026 » [1] ; elle est "
+            "« gratuite pour toujours et sans limite » [1]. c04.",
+            citations=[1],
+        ),
+    )
     turn = ask(brenalis_room, "Quand finit la mission de c04 ?")
     quotes = turn.answer["checks"]["quotes"]
     assert quotes["normalised"] == ["s'acheve au plus tard le 30 novembre 2026"]
@@ -275,10 +288,13 @@ def test_a_model_not_pulled_says_which_command_pulls_it(brenalis_room, ollama, s
 
 def test_the_conversation_carries_earlier_questions(brenalis_room, ollama):
     fake = ollama(
-        tools(expiring(brenalis_room)), STOP, final(answer="c04 [1], c08, c17, c09.", citations=[1]),
-        tools(call("get_contract", contract_id="c04")), STOP,
+        tools(expiring(brenalis_room)),
+        STOP,
+        final(answer="c04 [1], c08, c17, c09.", citations=[1]),
+        tools(call("get_contract", contract_id="c04")),
+        STOP,
         final(answer="Le 30 novembre 2026 [1].", citations=[1]),
-    )  # fmt: skip
+    )
     first = ask(brenalis_room)
     second = ask(brenalis_room, "Et quand finit-il exactement ?", conversation=first.conversation)
     assert second.answer["confidence"] == "high"

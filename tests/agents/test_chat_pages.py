@@ -42,11 +42,17 @@ def streamed(client: Client, turn: Turn) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_the_page_streams_plan_tools_sources_tokens_then_done(brenalis_room, ollama):
-    ollama(tools(expiring(brenalis_room)), STOP,
-           final(answer="c04 [1] ; c08, c17 indécis ; c09 prolongé par c18.", citations=[1]))  # fmt: skip
+    ollama(
+        tools(expiring(brenalis_room)),
+        STOP,
+        final(answer="c04 [1] ; c08, c17 indécis ; c09 prolongé par c18.", citations=[1]),
+    )
     client = login(brenalis_room.owner)
-    response = client.post(f"/w/{brenalis_room.workspace.slug}/chat/ask/",
-                           {"question": QUESTION, "mode": "answer"}, HTTP_HX_REQUEST="true")  # fmt: skip
+    response = client.post(
+        f"/w/{brenalis_room.workspace.slug}/chat/ask/",
+        {"question": QUESTION, "mode": "answer"},
+        HTTP_HX_REQUEST="true",
+    )
     assert response.status_code == 200 and "HX-Redirect" in response
     with workspace_scope(brenalis_room.workspace):
         turn = Turn.objects.select_related("workspace").get(question=QUESTION, status="pending")
@@ -65,11 +71,19 @@ def test_the_page_streams_plan_tools_sources_tokens_then_done(brenalis_room, oll
 
 def test_conversations_are_their_owners_alone(brenalis_room, ollama):
     ollama(final(answer="Neuf ans.", citations=[]))
-    turn = turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.owner,
-                    question="Durée d'un bail ?", mode="direct")  # fmt: skip
+    turn = turn_ask(
+        workspace=brenalis_room.workspace,
+        user=brenalis_room.owner,
+        question="Durée d'un bail ?",
+        mode="direct",
+    )
     slug = brenalis_room.workspace.slug
-    urls = [f"/w/{slug}/chat/{turn.conversation_id}/", f"/w/{slug}/chat/turns/{turn.pk}/",
-            f"/w/{slug}/chat/turns/{turn.pk}/events/", f"/w/{slug}/chat/turns/{turn.pk}/trace/"]  # fmt: skip
+    urls = [
+        f"/w/{slug}/chat/{turn.conversation_id}/",
+        f"/w/{slug}/chat/turns/{turn.pk}/",
+        f"/w/{slug}/chat/turns/{turn.pk}/events/",
+        f"/w/{slug}/chat/turns/{turn.pk}/trace/",
+    ]
     colleague, outsider = login(brenalis_room.viewer), login(brenalis_room.outsider)
     for url in urls:
         assert colleague.get(url).status_code == 404, url  # a member, not its owner
@@ -84,9 +98,16 @@ def test_conversations_are_their_owners_alone(brenalis_room, ollama):
 
 
 def test_the_approval_buttons_resume_the_turn(brenalis_room, ollama):
-    ollama(tools(call("rate_result", query="x", chunk_id=1, relevant=True)), STOP,
-           final(answer="Rien à noter.", confidence="abstain", missing="un résultat valide",
-                 escalate_to="l'associé"))  # fmt: skip
+    ollama(
+        tools(call("rate_result", query="x", chunk_id=1, relevant=True)),
+        STOP,
+        final(
+            answer="Rien à noter.",
+            confidence="abstain",
+            missing="un résultat valide",
+            escalate_to="l'associé",
+        ),
+    )
     client = login(brenalis_room.owner)
     turn = turn_ask(
         workspace=brenalis_room.workspace, user=brenalis_room.owner, question="Note-le."
@@ -98,8 +119,9 @@ def test_the_approval_buttons_resume_the_turn(brenalis_room, ollama):
     assert (
         client.post(f"/w/{slug}/chat/turns/{turn.pk}/decide/", {"approve": "2"}).status_code == 400
     )
-    response = client.post(f"/w/{slug}/chat/turns/{turn.pk}/decide/", {"approve": "0"},
-                           HTTP_HX_REQUEST="true")  # fmt: skip
+    response = client.post(
+        f"/w/{slug}/chat/turns/{turn.pk}/decide/", {"approve": "0"}, HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200 and "data-events-url" in response.content.decode()
     with workspace_scope(brenalis_room.workspace):
         turn.refresh_from_db()
@@ -123,13 +145,29 @@ def test_a_question_without_javascript_is_queued_for_the_worker(room: Room, olla
 def test_the_trace_shows_tokens_and_a_cost_only_with_a_price(brenalis_room, ollama, settings):
     ollama(final(answer="Neuf ans.", citations=[]), final(answer="Neuf ans.", citations=[]))
     settings.LEXROOM_LLM_PRICES = {}
-    result = call_tool(name="ask", user=brenalis_room.owner, via="cli", arguments={
-        "workspace": brenalis_room.workspace.slug, "question": "Durée ?", "mode": "direct"})  # fmt: skip
+    result = call_tool(
+        name="ask",
+        user=brenalis_room.owner,
+        via="cli",
+        arguments={
+            "workspace": brenalis_room.workspace.slug,
+            "question": "Durée ?",
+            "mode": "direct",
+        },
+    )
     trace = result.content["trace"]
     assert trace["model_calls"] == 1 and trace["tokens_in"] > 0 and trace["cost"] is None
     settings.LEXROOM_LLM_PRICES = {"qwen3:8b": (1.0, 2.0)}
-    result = call_tool(name="ask", user=brenalis_room.owner, via="cli", arguments={
-        "workspace": brenalis_room.workspace.slug, "question": "Durée ?", "mode": "direct"})  # fmt: skip
+    result = call_tool(
+        name="ask",
+        user=brenalis_room.owner,
+        via="cli",
+        arguments={
+            "workspace": brenalis_room.workspace.slug,
+            "question": "Durée ?",
+            "mode": "direct",
+        },
+    )
     trace = result.content["trace"]
     expected = (trace["tokens_in"] * 1.0 + trace["tokens_out"] * 2.0) / 1_000_000
     assert trace["cost"] == pytest.approx(expected)
@@ -138,11 +176,22 @@ def test_the_trace_shows_tokens_and_a_cost_only_with_a_price(brenalis_room, olla
 
 
 def test_the_ask_command_prints_the_answer_and_its_citations(brenalis_room, ollama):
-    ollama(tools(expiring(brenalis_room)), STOP,
-           final(answer="c04 [1] ; c08, c17 indécis ; c09 prolongé par c18.", citations=[1]))  # fmt: skip
+    ollama(
+        tools(expiring(brenalis_room)),
+        STOP,
+        final(answer="c04 [1] ; c08, c17 indécis ; c09 prolongé par c18.", citations=[1]),
+    )
     out = StringIO()
-    call_command("ask", QUESTION, "--workspace", brenalis_room.workspace.slug,
-                 "--user", brenalis_room.owner.email, "--json", stdout=out)  # fmt: skip
+    call_command(
+        "ask",
+        QUESTION,
+        "--workspace",
+        brenalis_room.workspace.slug,
+        "--user",
+        brenalis_room.owner.email,
+        "--json",
+        stdout=out,
+    )
     result = json.loads(out.getvalue())
     assert result["status"] == "done" and result["confidence"] == "high"
     assert result["citations"][0]["contract_id"] == "c04"
@@ -151,8 +200,12 @@ def test_the_ask_command_prints_the_answer_and_its_citations(brenalis_room, olla
 
 def test_ask_with_another_firms_workspace_is_not_found(brenalis_room, room: Room):
     with pytest.raises(Exception) as raised:
-        call_tool(name="ask", user=room.owner, via="cli",
-                  arguments={"workspace": brenalis_room.workspace.slug, "question": "x"})  # fmt: skip
+        call_tool(
+            name="ask",
+            user=room.owner,
+            via="cli",
+            arguments={"workspace": brenalis_room.workspace.slug, "question": "x"},
+        )
     assert getattr(raised.value, "kind", None) == "not_found"
 
 
@@ -198,5 +251,9 @@ def test_a_contract_giving_orders_changes_no_call_and_reaches_no_other_workspace
     assert [m["role"] for m in injected] == ["tool"]  # only ever as a tool's data
     # The fake closing delimiter inside the document is defused: one real pair per result.
     assert injected[0]["content"].count("</tool_result>") == 1
-    assert all(foreign not in m["content"] for body in fake.chats() for m in body["messages"]
-               if m["role"] == "tool")  # fmt: skip
+    assert all(
+        foreign not in m["content"]
+        for body in fake.chats()
+        for m in body["messages"]
+        if m["role"] == "tool"
+    )
