@@ -63,7 +63,9 @@ def _model_entry(name: str) -> dict[str, Any]:
     }
 
 
-def _show(name: str, details: dict[str, Any], capabilities: tuple[str, ...]) -> dict[str, Any]:
+def _show(
+    name: str, details: dict[str, Any], capabilities: tuple[str, ...] | None
+) -> dict[str, Any]:
     """What Ollama's /api/show answers (the fields its client requires, and capabilities)."""
     return {
         "modelfile": f"FROM {name}",
@@ -71,7 +73,7 @@ def _show(name: str, details: dict[str, Any], capabilities: tuple[str, ...]) -> 
         "template": "{{ .Prompt }}",
         "details": details,
         "model_info": {"general.architecture": details["family"], "general.parameter_count": 8},
-        "capabilities": list(capabilities),
+        "capabilities": None if capabilities is None else list(capabilities),
         "modified_at": CREATED_AT,
     }
 

@@ -49,6 +49,7 @@ TOOLS = {
     "get_contract",
     "find_duplicates",
     "rate_result",
+    "ask",
 }
 ACCEPT = "application/json, text/event-stream"
 CONTRACTS_A = {
@@ -244,6 +245,8 @@ def test_tools_list_publishes_output_schemas_and_calls_return_structured_content
             "rate_result",
             {"query": "loyer annuel", "chunk_id": _first_article(world), "relevant": True},
         ),
+        # No Ollama answers in this test: the agent's turn fails, and says so (not a tool error).
+        ("ask", {"question": "Quel est le loyer ?"}),
     ]
 
     async def run() -> tuple[Any, list[Any]]:

@@ -69,6 +69,7 @@ def test_definitions_are_flat_for_small_models():
         "get_contract",
         "find_duplicates",
         "rate_result",
+        "ask",
     }
     assert definitions["rate_result"]["annotations"] == {"readOnlyHint": False}
     text = json.dumps(definitions)
