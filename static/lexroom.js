@@ -105,14 +105,14 @@ function followTurn(live) {
   source.addEventListener("plan", (event) => {
     const plan = data(event);
     const names = plan.tool_calls.map((call) => call.name).join(", ");
-    stepItem(steps, "Plan (" + plan.model + "): " + (names || "-"));
+    stepItem(steps, live.dataset.labelPlan + " (" + plan.model + "): " + (names || "-"));
   });
   source.addEventListener("tool_call", (event) => stepItem(steps, "→ " + data(event).name));
   source.addEventListener("tool_result", (event) => {
     const result = data(event);
     stepItem(steps, "← " + result.name + (result.error ? " ✗ " + result.error : result.count === null ? "" : " (" + result.count + ")"));
   });
-  source.addEventListener("sources", (event) => stepItem(steps, "Sources: " + data(event).sources.length));
+  source.addEventListener("sources", (event) => stepItem(steps, live.dataset.labelSources + " " + data(event).sources.length));
   source.addEventListener("token", (event) => {
     const token = data(event);
     if (token.reset) answer.textContent = "";
@@ -130,7 +130,10 @@ function followTurn(live) {
     source.close();
     // A server's error event ends the turn; a lost connection is retried in a moment.
     if (event.data) refresh();
-    else setTimeout(refresh, 3000);
+    else {
+      status.textContent = live.dataset.labelRetry;
+      setTimeout(refresh, 3000);
+    }
   });
 }
 

@@ -257,3 +257,29 @@ def test_a_contract_giving_orders_changes_no_call_and_reaches_no_other_workspace
         for m in body["messages"]
         if m["role"] == "tool"
     )
+
+
+def test_through_a_read_only_token_a_write_is_refused_not_put_up_for_approval(
+    brenalis_room, ollama
+):
+    from workspaces.models import PersonalToken
+    from workspaces.tokens import token_create
+
+    token_create(user=brenalis_room.owner, name="ro agent", read_only=True)
+    token = PersonalToken.objects.get(user=brenalis_room.owner, name="ro agent")
+    fake = ollama(
+        tools(call("rate_result", query="x", chunk_id=1, relevant=True)),
+        STOP,
+        final(answer="Je ne peux rien modifier.", confidence="abstain", missing="un droit "
+              "d'écriture", escalate_to="l'associé"),
+    )  # fmt: skip
+    result = call_tool(
+        name="ask",
+        user=brenalis_room.owner,
+        token=token,
+        via="rest",
+        arguments={"workspace": brenalis_room.workspace.slug, "question": "Note ce résultat."},
+    ).content
+    assert result["status"] == "done" and result["approval_needed"] is None
+    refusal = [m for m in fake.chats()[1]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert '"error": "forbidden"' in refusal

@@ -42,6 +42,11 @@ from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_mem
 from workspaces.models import PersonalToken, Role, User, Workspace
 from workspaces.tokens import token_create, token_revoke
 
+# The module's rooms are committed by a module fixture; the mark makes pytest-django set up
+# the test database even when only this module runs (otherwise the fixture would write into
+# the development database).
+pytestmark = pytest.mark.django_db
+
 TOOLS = {
     "list_workspaces",
     "describe_data_room",
