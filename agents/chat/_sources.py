@@ -86,7 +86,7 @@ class SourceBook:
         return self.sources[n - 1] if 1 <= n <= len(self.sources) else None
 
     def label(self, source: Source) -> str:
-        parts = [source.contract_id, source.title]
+        parts = [source.contract_id, *([source.title] if source.title else [])]
         if source.heading:
             parts.append(source.heading)
         if source.page is not None:

@@ -144,4 +144,7 @@ def _view(
         return contract_view(book, content), len(content.get("articles", [])), 0
     if name == "find_duplicates":
         return duplicates_view(book, content), int(content["total_groups"]), 0
+    if name == "rate_result":  # the rated article is a source the answer may cite
+        n = book.article(content["contract_id"], "", {"chunk_id": content["chunk_id"]})
+        return {**content, "n": n}, 1, 0
     return content, None, 0
