@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ from agents.llm import ChatModel, LlmReply, ToolsUnsupported, fast_model, main_m
 from agents.models import Mode, Turn, TurnStatus
 from agents.selectors import turn_history
 from agents.services import trace_add, turn_save
+from agents.telemetry import step_span, turn_span
 from documents.llm import LlmUnavailable
 from workspaces.tenancy import workspace_scope
 
@@ -62,6 +64,7 @@ class Run:
                                  "load_ms": reply.load_ms, "prompt_ms": reply.prompt_ms,
                                  "eval_ms": reply.eval_ms}  # fmt: skip
         trace_add(self.turn, position=self.position, kind=kind, name=name, **fields)
+        step_span(kind, name, fields)
 
     def state(self, **extra: Any) -> dict[str, Any]:
         return {"messages": self.messages, "book": self.book.as_state(), "steps": self.steps,
@@ -115,10 +118,12 @@ def _require_tools(run: Run, model: str) -> None:
 def _execute(run: Run, call: dict[str, Any]) -> None:
     name, proposed = str(call["name"]), dict(call.get("arguments") or {})
     run.emit("tool_call", {"name": name, "arguments": proposed})
+    started = time.perf_counter()
     outcome = run_tool(run.caller, run.book, name, proposed)
+    duration_ms = (time.perf_counter() - started) * 1000
     summary = {"count": outcome.count, "excluded": outcome.excluded, "error": outcome.error}
     run.record("tool", name, arguments={"proposed": proposed, "run": outcome.arguments},
-               summary=summary, error=outcome.error or "")  # fmt: skip
+               summary=summary, error=outcome.error or "", duration_ms=duration_ms)  # fmt: skip
     run.emit("tool_result", {"name": name, **summary})
     run.messages.append({"role": "tool", "tool_name": name, "content": outcome.message})
 
@@ -271,9 +276,10 @@ def pause(run: Run, call: dict[str, Any]) -> None:
 def drive(run: Run, *, decision: str | None, pending: dict[str, Any] | None) -> None:
     """The turn from its state to an answer, a pause or a failure, all recorded."""
     try:
-        if decision and pending:
-            resume(run, pending, decision)
-        complete(run)
+        with turn_span(run.turn.pk, run.turn.mode):
+            if decision and pending:
+                resume(run, pending, decision)
+            complete(run)
     except Paused as paused:
         pause(run, paused.args[0])
     except LlmUnavailable as exc:
