@@ -6,8 +6,10 @@ transaction (a model call can take a minute; no transaction is held open for it)
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -23,6 +25,24 @@ TITLE_CHARS = 120
 
 class InvalidQuestion(ValueError):
     """A question the agent cannot take; the message says why, in the user's language."""
+
+
+class TooManyQuestions(InvalidQuestion):
+    """Past LEXROOM_AGENT_QUESTIONS_PER_MINUTE for this member."""
+
+
+def _check_rate(*, workspace: Workspace, user: User) -> None:
+    limit = settings.LEXROOM_AGENT_QUESTIONS_PER_MINUTE
+    if not limit:
+        return
+    since = timezone.now() - timedelta(minutes=1)
+    # Per member, in this workspace (the scope shows its turns only).
+    asked = Turn.objects.filter(conversation__user=user, created_at__gte=since).count()
+    if asked >= limit:
+        raise TooManyQuestions(
+            gettext("Too many questions (at most %(limit)d a minute): wait a moment.")
+            % {"limit": limit}
+        )
 
 
 def _clean(question: str) -> str:
@@ -57,6 +77,7 @@ def turn_ask(
     """A new question, in ``conversation`` (the user's own) or a new one titled after it."""
     text, mode = _clean(question), _mode(mode)
     with workspace_scope(workspace):
+        _check_rate(workspace=workspace, user=user)
         if conversation is None:
             conversation = Conversation.objects.create(
                 workspace=workspace, user=user, title=text[:TITLE_CHARS]

@@ -32,7 +32,13 @@ from agents.selectors import (
     turn_get_for_owner,
     turn_report,
 )
-from agents.services import InvalidQuestion, NotAwaitingApproval, turn_ask, turn_decide
+from agents.services import (
+    InvalidQuestion,
+    NotAwaitingApproval,
+    TooManyQuestions,
+    turn_ask,
+    turn_decide,
+)
 from agents.status import llm_status
 from agents.tasks import turn_run_later
 from workspaces.models import User, Workspace
@@ -114,7 +120,8 @@ def chat_ask(request: HttpRequest, slug: str) -> HttpResponse:
             response = HttpResponse(str(exc), content_type="text/plain; charset=utf-8")
             response["HX-Retarget"], response["HX-Reswap"] = "#ask-error", "innerHTML"
             return response
-        return _page(request, workspace, user, conversation, error=str(exc), status=400)
+        status = 429 if isinstance(exc, TooManyQuestions) else 400
+        return _page(request, workspace, user, conversation, error=str(exc), status=status)
     if request.htmx:  # type: ignore[attr-defined]
         response = _turn_fragment(request, workspace, turn)
         if conversation is None:  # a new conversation: the browser goes to its address

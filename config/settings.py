@@ -289,6 +289,8 @@ LEXROOM_AGENT_MAX_SOURCES = env_int("LEXROOM_AGENT_MAX_SOURCES", 30, minimum=1)
 LEXROOM_AGENT_HISTORY_TURNS = env_int("LEXROOM_AGENT_HISTORY_TURNS", 3, minimum=0)
 # Contracts a filter-only search may list for one answer (pages are fetched up to this).
 LEXROOM_AGENT_MAX_LISTED = env_int("LEXROOM_AGENT_MAX_LISTED", 200, minimum=1)
+# Questions a member may ask per minute (each one costs minutes of the firm's GPU); 0: no limit.
+LEXROOM_AGENT_QUESTIONS_PER_MINUTE = env_int("LEXROOM_AGENT_QUESTIONS_PER_MINUTE", 10, minimum=0)
 # OpenTelemetry spans per turn, model call and tool call go to this OTLP/HTTP endpoint
 # (``pip install -e '.[otel]'``); empty: none.
 OTEL_EXPORTER_OTLP_ENDPOINT = env_str("OTEL_EXPORTER_OTLP_ENDPOINT", "")

@@ -16,7 +16,7 @@ from agents.selectors import (
     trace_steps,
     turn_report,
 )
-from agents.services import MAX_QUESTION_CHARS, InvalidQuestion, turn_ask
+from agents.services import MAX_QUESTION_CHARS, InvalidQuestion, TooManyQuestions, turn_ask
 from agents.tools.definitions import WORKSPACE_FIELD
 from agents.tools.errors import ToolError
 from agents.tools.registry import Tool, ToolContext, register
@@ -151,6 +151,8 @@ def _ask(context: ToolContext, arguments: AskInput) -> dict[str, Any]:
             mode=arguments.mode,
             conversation=conversation,
         )
+    except TooManyQuestions as exc:
+        raise ToolError("rate_limited", str(exc), retry_after=60.0) from None
     except InvalidQuestion as exc:
         raise ToolError("invalid_arguments", str(exc), {"field": "question"}) from None
     run_turn(turn, user=context.user, token=context.token)

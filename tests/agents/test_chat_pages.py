@@ -283,3 +283,21 @@ def test_through_a_read_only_token_a_write_is_refused_not_put_up_for_approval(
     assert result["status"] == "done" and result["approval_needed"] is None
     refusal = [m for m in fake.chats()[1]["messages"] if m["role"] == "tool"][-1]["content"]
     assert '"error": "forbidden"' in refusal
+
+
+def test_questions_are_limited_per_member_and_minute(room: Room, settings):
+    settings.LEXROOM_AGENT_QUESTIONS_PER_MINUTE = 2
+    client = login(room.viewer)
+    for _ in range(2):
+        response = client.post("/w/deal-alpha/chat/ask/", {"question": "Loyer ?"})
+        assert response.status_code == 302
+    refused = client.post("/w/deal-alpha/chat/ask/", {"question": "Loyer ?"})
+    assert refused.status_code == 429
+    with pytest.raises(Exception) as raised:
+        call_tool(name="ask", user=room.viewer, via="cli",
+                  arguments={"workspace": "deal-alpha", "question": "Loyer ?"})  # fmt: skip
+    assert getattr(raised.value, "kind", None) == "rate_limited"
+    assert (
+        login(room.owner).post("/w/deal-alpha/chat/ask/", {"question": "Loyer ?"}).status_code
+        == 302
+    )
