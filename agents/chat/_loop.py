@@ -125,7 +125,7 @@ def _execute(run: Run, call: dict[str, Any]) -> None:
 
 def _run_calls(run: Run, calls: list[dict[str, Any]]) -> None:
     for index, call in enumerate(calls):
-        if needs_approval(str(call["name"])):
+        if needs_approval(run.caller, str(call["name"])):
             run.queue = calls[index + 1 :]
             raise Paused(call)
         _execute(run, call)

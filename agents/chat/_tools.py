@@ -57,12 +57,6 @@ def tool_schemas() -> list[dict[str, Any]]:
     return schemas
 
 
-def needs_approval(name: str) -> bool:
-    """A tool that changes data waits for the user's approval; read-only tools run at once."""
-    tool = REGISTRY.get(name)
-    return tool is not None and not tool.read_only and name not in NOT_OFFERED
-
-
 @dataclass
 class Outcome:
     """A tool call's result as the model reads it, and what the page shows of it."""
@@ -80,6 +74,15 @@ class Caller:
     workspace: Workspace
     token: PersonalToken | None
     question: str
+
+
+def needs_approval(caller: Caller, name: str) -> bool:
+    """A tool that changes data waits for the user's approval; read-only tools run at once.
+    Through a read-only token nothing waits: the call runs and is refused as on any other
+    surface (an approval on the page must not turn a read-only token into a writer)."""
+    tool = REGISTRY.get(name)
+    writes = tool is not None and not tool.read_only and name not in NOT_OFFERED
+    return writes and not (caller.token is not None and caller.token.read_only)
 
 
 def _arguments(caller: Caller, name: str, proposed: dict[str, Any]) -> dict[str, Any]:
