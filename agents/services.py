@@ -69,11 +69,15 @@ def turn_ask(
 
 
 def turn_claim(*, turn: Turn, statuses: tuple[str, ...]) -> bool:
-    """Mark the turn running if it is in one of ``statuses``: only one run at a time."""
+    """Mark the turn running if it is in one of ``statuses``: only one run at a time. The
+    claimed turn's state is read again: ``turn`` may have been loaded before another run
+    paused it and the user decided (its state then holds the messages and the decision)."""
     with workspace_scope(turn.workspace):
         claimed = Turn.objects.filter(pk=turn.pk, status__in=statuses).update(
             status=TurnStatus.RUNNING
         )
+        if claimed:
+            turn.state = Turn.objects.values_list("state", flat=True).get(pk=turn.pk)
     if claimed:
         turn.status = TurnStatus.RUNNING
     return bool(claimed)

@@ -285,3 +285,27 @@ def test_an_absurd_citation_number_is_a_draft_to_redo_not_a_failure(brenalis_roo
     )  # fmt: skip
     assert turn.status == TurnStatus.DONE, turn.error
     assert turn.answer["confidence"] == "high"
+
+
+# --- Runs and approvals -------------------------------------------------------------------
+
+
+def test_a_run_that_claims_a_turn_loaded_earlier_resumes_from_the_stored_state(brenalis_room):
+    """The events page loads the turn, then claims it: if the turn paused and was approved
+    in between (the worker ran it), the run must resume from the stored state, not start
+    the question again without the approval."""
+    from agents.services import turn_decide
+
+    owner, chunk_id = brenalis_room.owner, chunk_of(brenalis_room, "c04")
+    turn = turn_ask(workspace=brenalis_room.workspace, user=owner, question="Note c04.")
+    with workspace_scope(brenalis_room.workspace):
+        stale = Turn.objects.select_related("workspace").get(pk=turn.pk)
+    rate = ("rate_result", {"query": "x", "chunk_id": chunk_id, "relevant": True})
+    run_turn(turn, user=owner, llm=InThread(calls(rate)))
+    assert turn.status == TurnStatus.AWAITING_APPROVAL
+    turn_decide(turn=turn, user=owner, approve=True)
+    done = draft(answer="Fait.", confidence="abstain", missing="rien", escalate_to="personne")
+    run_turn(stale, user=owner, llm=InThread(LlmReply(model="m"), done))
+    assert stale.status == TurnStatus.DONE, stale.error
+    with workspace_scope(brenalis_room.workspace):
+        assert RelevanceJudgment.objects.filter(chunk_id=chunk_id, user=owner).exists()
