@@ -25,8 +25,20 @@ class InvalidQuestion(ValueError):
     """A question the agent cannot take; the message says why, in the user's language."""
 
 
+def _storable(value: Any) -> Any:
+    """``value`` without U+0000, which Postgres refuses in text and jsonb: a model may write
+    one, and the turn must still be stored (failed or answered), never left running."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {_storable(key): _storable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(item) for item in value]
+    return value
+
+
 def _clean(question: str) -> str:
-    text = " ".join(str(question).split())
+    text = " ".join(_storable(str(question)).split())
     if not text:
         raise InvalidQuestion(gettext("Ask a question."))
     if len(text) > MAX_QUESTION_CHARS:
@@ -87,6 +99,7 @@ def turn_save(turn: Turn, **fields: Any) -> None:
     """Store the turn's progress (status, answer, error, state); a final status dates it."""
     if fields.get("status") in {TurnStatus.DONE, TurnStatus.FAILED}:
         fields["finished_at"] = timezone.now()
+    fields = {name: _storable(value) for name, value in fields.items()}
     for name, value in fields.items():
         setattr(turn, name, value)
     with workspace_scope(turn.workspace):
@@ -96,7 +109,12 @@ def turn_save(turn: Turn, **fields: Any) -> None:
 def trace_add(turn: Turn, *, position: int, kind: str, name: str, **fields: Any) -> TraceStep:
     with workspace_scope(turn.workspace):
         return TraceStep.objects.create(
-            workspace=turn.workspace, turn=turn, position=position, kind=kind, name=name, **fields
+            workspace=turn.workspace,
+            turn=turn,
+            position=position,
+            kind=kind,
+            name=_storable(name),
+            **{key: _storable(value) for key, value in fields.items()},
         )
 
 

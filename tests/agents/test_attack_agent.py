@@ -309,3 +309,27 @@ def test_a_run_that_claims_a_turn_loaded_earlier_resumes_from_the_stored_state(b
     assert stale.status == TurnStatus.DONE, stale.error
     with workspace_scope(brenalis_room.workspace):
         assert RelevanceJudgment.objects.filter(chunk_id=chunk_id, user=owner).exists()
+
+
+def test_a_nul_character_from_the_model_fails_the_turn_cleanly(brenalis_room):
+    """Postgres refuses U+0000 in text and jsonb: a model writing one (here in the text it
+    sends with its tool calls, kept in the turn's messages) must not leave the turn running
+    for ever, nor make run_turn raise ("never raises for the model's failures")."""
+    planning = LlmReply(
+        model="m",
+        content="Je lis c04.\x00",
+        tool_calls=[ToolCall("get_contract", {"contract_id": "c04"})],
+    )
+    turn = turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.owner, question="c04 ?")
+    llm = InThread(planning, LlmReply(model="m"), draft(answer="Fin [1].", citations=[1]))
+    run_turn(turn, user=brenalis_room.owner, llm=llm)
+    with workspace_scope(brenalis_room.workspace):
+        turn.refresh_from_db()
+    assert turn.status in {TurnStatus.DONE, TurnStatus.FAILED}
+
+
+def test_a_question_with_a_nul_character_is_refused_not_a_server_error(room):
+    response = login(room.viewer).post(
+        "/w/deal-alpha/chat/ask/", {"question": "Loyer\x00 ?", "mode": "answer"}
+    )
+    assert response.status_code in {200, 302, 400}
