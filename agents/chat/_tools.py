@@ -22,7 +22,7 @@ from agents.chat._sources import (
     tool_message,
 )
 from agents.tools.registry import REGISTRY, Tool, ToolError, _load, call_tool
-from search.paging import MAX_LIMIT
+from search.paging import MAX_LIMIT, MAX_QUERY_CHARS
 from workspaces.models import PersonalToken, User, Workspace
 
 # Not offered: the agent itself, and the workspace list (the conversation fixes the workspace).
@@ -88,7 +88,8 @@ def needs_approval(caller: Caller, name: str) -> bool:
 def _arguments(caller: Caller, name: str, proposed: dict[str, Any]) -> dict[str, Any]:
     arguments = {**proposed, "workspace": caller.workspace.slug}
     if name == "search_data_room" and proposed.get("query"):
-        arguments["query"] = caller.question
+        # A question may be longer than a query: its start is what the search reads.
+        arguments["query"] = caller.question[:MAX_QUERY_CHARS]
     return arguments
 
 

@@ -333,3 +333,20 @@ def test_a_question_with_a_nul_character_is_refused_not_a_server_error(room):
         "/w/deal-alpha/chat/ask/", {"question": "Loyer\x00 ?", "mode": "answer"}
     )
     assert response.status_code in {200, 302, 400}
+
+
+def test_a_long_question_still_searches_with_a_query(brenalis_room):
+    """A question may hold 2000 characters, a search query 1000, and the code puts the
+    question in as the query: the model cannot fix that error, whatever it sends."""
+    question = "Quelle est la date de fin de la mission de c04 ? " + "Précisez. " * 110
+    assert 1000 < len(question) <= 2000
+    llm = InThread(
+        calls(("search_data_room", {"query": "fin de la mission"})),
+        LlmReply(model="m"),
+        draft(answer="Rien.", confidence="abstain", missing="x", escalate_to="y"),
+    )
+    turn = run(brenalis_room, llm, question=question)
+    assert turn.status == TurnStatus.DONE, turn.error
+    with workspace_scope(brenalis_room.workspace):
+        [search] = turn.steps.filter(kind="tool")
+    assert search.error == "", search.summary
