@@ -350,3 +350,25 @@ def test_a_long_question_still_searches_with_a_query(brenalis_room):
     with workspace_scope(brenalis_room.workspace):
         [search] = turn.steps.filter(kind="tool")
     assert search.error == "", search.summary
+
+
+def test_a_second_write_queued_behind_an_approved_one_waits_for_its_own_approval(
+    brenalis_room,
+):  # held: recorded so that it keeps holding
+    from agents.services import turn_decide
+    from documents.models import Chunk
+
+    owner = brenalis_room.owner
+    with workspace_scope(brenalis_room.workspace):
+        first, second = Chunk.objects.filter(document__ref="c04").order_by("pk")[:2]
+    rate = [("rate_result", {"query": "x", "chunk_id": c.pk, "relevant": True})
+            for c in (first, second)]  # fmt: skip
+    turn = turn_ask(workspace=brenalis_room.workspace, user=owner, question="Note c04.")
+    run_turn(turn, user=owner, llm=InThread(calls(*rate)))
+    turn_decide(turn=turn, user=owner, approve=True)
+    run_turn(turn, user=owner, llm=InThread())
+    assert turn.status == TurnStatus.AWAITING_APPROVAL
+    assert turn.state["pending"]["arguments"]["chunk_id"] == second.pk
+    with workspace_scope(brenalis_room.workspace):
+        rated = set(RelevanceJudgment.objects.filter(user=owner).values_list("chunk_id", flat=True))
+    assert rated == {first.pk}
