@@ -45,8 +45,20 @@ def _check_rate(*, workspace: Workspace, user: User) -> None:
         )
 
 
+def _storable(value: Any) -> Any:
+    """``value`` without U+0000, which Postgres refuses in text and jsonb: a model may write
+    one, and the turn must still be stored (failed or answered), never left running."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {_storable(key): _storable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(item) for item in value]
+    return value
+
+
 def _clean(question: str) -> str:
-    text = " ".join(str(question).split())
+    text = " ".join(_storable(str(question)).split())
     if not text:
         raise InvalidQuestion(gettext("Ask a question."))
     if len(text) > MAX_QUESTION_CHARS:
@@ -90,11 +102,15 @@ def turn_ask(
 
 
 def turn_claim(*, turn: Turn, statuses: tuple[str, ...]) -> bool:
-    """Mark the turn running if it is in one of ``statuses``: only one run at a time."""
+    """Mark the turn running if it is in one of ``statuses``: only one run at a time. The
+    claimed turn's state is read again: ``turn`` may have been loaded before another run
+    paused it and the user decided (its state then holds the messages and the decision)."""
     with workspace_scope(turn.workspace):
         claimed = Turn.objects.filter(pk=turn.pk, status__in=statuses).update(
             status=TurnStatus.RUNNING
         )
+        if claimed:
+            turn.state = Turn.objects.values_list("state", flat=True).get(pk=turn.pk)
     if claimed:
         turn.status = TurnStatus.RUNNING
     return bool(claimed)
@@ -104,6 +120,7 @@ def turn_save(turn: Turn, **fields: Any) -> None:
     """Store the turn's progress (status, answer, error, state); a final status dates it."""
     if fields.get("status") in {TurnStatus.DONE, TurnStatus.FAILED}:
         fields["finished_at"] = timezone.now()
+    fields = {name: _storable(value) for name, value in fields.items()}
     for name, value in fields.items():
         setattr(turn, name, value)
     with workspace_scope(turn.workspace):
@@ -113,7 +130,12 @@ def turn_save(turn: Turn, **fields: Any) -> None:
 def trace_add(turn: Turn, *, position: int, kind: str, name: str, **fields: Any) -> TraceStep:
     with workspace_scope(turn.workspace):
         return TraceStep.objects.create(
-            workspace=turn.workspace, turn=turn, position=position, kind=kind, name=name, **fields
+            workspace=turn.workspace,
+            turn=turn,
+            position=position,
+            kind=kind,
+            name=_storable(name),
+            **{key: _storable(value) for key, value in fields.items()},
         )
 
 

@@ -21,6 +21,7 @@ from django.http import (
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import translation
+from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import events
@@ -117,7 +118,8 @@ def chat_ask(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except InvalidQuestion as exc:
         if request.htmx:  # type: ignore[attr-defined]
-            response = HttpResponse(str(exc), content_type="text/plain; charset=utf-8")
+            # htmx puts it in the page as HTML: the message may repeat what was sent.
+            response = HttpResponse(escape(str(exc)), content_type="text/html; charset=utf-8")
             response["HX-Retarget"], response["HX-Reswap"] = "#ask-error", "innerHTML"
             return response
         status = 429 if isinstance(exc, TooManyQuestions) else 400

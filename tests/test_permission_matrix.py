@@ -214,7 +214,7 @@ TOOLS: dict[str, dict[str, str]] = {
     "get_contract": TOOL_READ,
     "find_duplicates": TOOL_READ,
     "rate_result": TOOL_RATE,
-    "ask": TOOL_READ,  # the agent: read-only tokens too (its write calls wait for approval)
+    "ask": TOOL_READ,  # the agent: read-only tokens too (their write calls are refused)
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "list_workspaces": {},

@@ -45,5 +45,11 @@ class ScopedAPIView(APIView):
         super().initial(request, *args, **kwargs)
         token = request_token(request)
         self._tenant_stack.enter_context(acting_token(token))
+        if not self.opens_scope(**kwargs):
+            return
         only = token.restricted_to if token is not None else None
         self._tenant_stack.enter_context(user_scope(cast(User, request.user), only=only))
+
+    def opens_scope(self, **kwargs: Any) -> bool:
+        """False for a handler that opens its own scopes (no transaction held for it)."""
+        return True

@@ -30,9 +30,17 @@ DRAFT_SCHEMA: dict[str, Any] = {
     "required": ["answer", "citations", "confidence"],
 }
 CONFIDENCES = ("high", "medium", "abstain")
-_CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-# «…», “…” and "…": quoted words the code checks against the cited text.
-_QUOTE = re.compile(r"«\s*([^»]{4,}?)\s*»|“([^”]{4,}?)”|\"([^\"]{4,}?)\"")
+# A source number has at most 9 digits: a longer run is no citation (and int() of thousands
+# of digits raises).
+_CITATION = re.compile(r"\[(\d{1,9}(?:\s*[,;]\s*\d{1,9})*)\]")
+# Quoted words the code checks against the cited text, in any of the usual marks: French
+# (double and single guillemets), English (double and single curly), German (low-high) and
+# straight double quotes.
+_QUOTE = re.compile(
+    "«\\s*([^»]{4,}?)\\s*»|\u2039\\s*([^\u203a]{4,}?)\\s*\u203a"
+    "|[\u201c\u201e]([^\u201c\u201d]{4,}?)[\u201c\u201d]|\u2018([^\u2019]{4,}?)\u2019"
+    '|"([^"]{4,}?)"'
+)
 MIN_QUOTE_WORDS = 3  # shorter quotes are names and terms, not passages
 
 
@@ -217,6 +225,16 @@ def segments(text: str, book: SourceBook) -> list[dict[str, Any]]:
     if position < len(text):
         parts.append({"text": text[position:]})
     return parts
+
+
+def without_citations(text: str, numbers: set[int]) -> str:
+    """``text`` with the citations of ``numbers`` taken out (a group keeps its other ones)."""
+
+    def replace(match: re.Match[str]) -> str:
+        kept = [x.strip() for x in re.split(r"[,;]", match.group(1)) if int(x) not in numbers]
+        return f"[{', '.join(kept)}]" if kept else ""
+
+    return _CITATION.sub(replace, text)
 
 
 def substituted(text: str, book: SourceBook) -> str:

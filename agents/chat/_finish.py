@@ -3,7 +3,7 @@ verified against the stored text, a listing completed, or the code's own abstent
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from django.urls import reverse
@@ -17,6 +17,7 @@ from agents.chat._answer import (
     segments,
     substituted,
     verify_quotes,
+    without_citations,
 )
 from agents.chat._sources import Source, SourceBook
 from agents.selectors import cited_texts, existing_citations, workspace_owner_names
@@ -80,9 +81,19 @@ def _dangling(workspace: Workspace, book: SourceBook, numbers: list[int]) -> lis
 
 def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, Any]:
     """The answer as stored and shown, with the checks the code made on the way."""
+    dangling = _dangling(workspace, book, cited_numbers(draft))
+    checks: dict[str, Any] = {"dangling_citations": dangling}
+    if dangling:
+        # Gone since the tool read them (re-ingested, deleted): not cited, not shown; an
+        # answer left citing nothing is no answer the documents back.
+        draft = replace(
+            draft,
+            answer=without_citations(draft.answer, set(dangling)),
+            citations=[n for n in draft.citations if n not in dangling],
+        )
+        if draft.confidence != "abstain" and not cited_numbers(draft):
+            draft = abstention(workspace, _gone())
     numbers = cited_numbers(draft)
-    checks: dict[str, Any] = {"dangling_citations": _dangling(workspace, book, numbers)}
-    numbers = [n for n in numbers if n not in checks["dangling_citations"]]
     sources = [s for n in numbers if (s := book.get(n)) is not None]
     with workspace_scope(workspace):
         stored = cited_texts(
@@ -105,3 +116,10 @@ def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, An
         "escalate_to": draft.escalate_to or None,
         "checks": checks,
     }
+
+
+def _gone() -> str:
+    return gettext(
+        "the documents the answer cited, which are no longer in the data room (deleted or "
+        "re-ingested since they were read): ask again"
+    )

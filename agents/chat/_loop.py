@@ -63,8 +63,9 @@ class Run:
             fields["summary"] = {**fields.get("summary", {}), "attempts": reply.attempts,
                                  "load_ms": reply.load_ms, "prompt_ms": reply.prompt_ms,
                                  "eval_ms": reply.eval_ms}  # fmt: skip
-        trace_add(self.turn, position=self.position, kind=kind, name=name, **fields)
-        step_span(kind, name, fields)
+        # A tool name is the model's: one longer than the column is still recorded.
+        trace_add(self.turn, position=self.position, kind=kind, name=name[:200], **fields)
+        step_span(kind, name[:200], fields)
 
     def state(self, **extra: Any) -> dict[str, Any]:
         return {"messages": self.messages, "book": self.book.as_state(), "steps": self.steps,
@@ -186,7 +187,7 @@ def draft(run: Run, *, sourced: bool) -> Draft:
         try:
             try:
                 parsed = parse_draft(json.loads(reply.content))
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON, or a number of thousands of digits
                 raise DraftRejected("Answer with the JSON object asked for.", "malformed") from None
             if sourced and not run.book.sources and parsed.confidence != "abstain":
                 return abstention(run.turn.workspace, _no_sources())

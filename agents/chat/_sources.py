@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Any spelling of the delimiter inside quoted text (case, spaces, attributes) is defused.
+# Any spelling of the delimiter inside quoted text (case, spaces, attributes) is defused, and
+# so are lookalikes: fullwidth or compatibility forms (NFKC) and invisible format characters
+# (zero-width space, soft hyphen) inside it.
 _DELIMITER = re.compile(r"<(\s*/?\s*)(tool_result\b[^>]*)>", re.IGNORECASE)
+_TOOL_NAME = re.compile(r"[^\w.-]")
 EXCERPT_CHARS = 600  # of an article, in a search result
 ARTICLE_CHARS = 2400  # of an article read with get_contract (a whole chunk)
 MAX_RESULT_CHARS = 24_000  # of one tool result shown to the model
@@ -207,11 +211,43 @@ def duplicates_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
     return {"groups": groups, "total_groups": result["total_groups"]}
 
 
+def _folded(text: str) -> str:
+    return "".join(
+        c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf"
+    )
+
+
+def _defused(value: Any) -> Any:
+    """``value``'s strings with any delimiter inside defused, a lookalike one too (such a
+    string is given in its NFKC form, without invisible characters). Done before the JSON
+    is written: a form folded to a quotation mark is then escaped as one."""
+    if isinstance(value, str):
+        if _DELIMITER.search(value) or _DELIMITER.search(_folded(value)):
+            return _DELIMITER.sub(r"[\1\2]", _folded(value))
+        return value
+    if isinstance(value, dict):
+        return {_defused(key): _defused(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_defused(item) for item in value]
+    return value
+
+
+def quoted(name: str, text: str) -> str:
+    """``text`` between the delimiters the system prompt calls data (``name`` says what)."""
+    text = _DELIMITER.sub(r"[\1\2]", text)
+    return f'<tool_result name="{_TOOL_NAME.sub("_", name)[:80]}">\n{text}\n</tool_result>'
+
+
 def tool_message(name: str, view: dict[str, Any]) -> str:
     """The tool result as the model reads it: JSON between delimiters, any delimiter inside
     defused, cut at ``MAX_RESULT_CHARS`` (the model is told it was cut)."""
-    text = json.dumps(view, ensure_ascii=False, default=str)
+    text = json.dumps(_defused(view), ensure_ascii=False, default=str)
     if len(text) > MAX_RESULT_CHARS:
         text = text[:MAX_RESULT_CHARS] + " …[cut: ask for fewer results or one contract]"
-    text = _DELIMITER.sub(r"[\1\2]", text)
-    return f'<tool_result name="{name}">\n{text}\n</tool_result>'
+    return quoted(name, text)
+
+
+def source_list(book: SourceBook) -> str:
+    """The numbered sources for the draft: titles and headings are the documents' own
+    words, so they come as data, between the delimiters, like any tool result."""
+    return quoted("sources", str(_defused(book.numbered())))

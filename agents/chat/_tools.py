@@ -22,7 +22,7 @@ from agents.chat._sources import (
     tool_message,
 )
 from agents.tools.registry import REGISTRY, Tool, ToolError, _load, call_tool
-from search.paging import MAX_LIMIT
+from search.paging import MAX_LIMIT, MAX_QUERY_CHARS
 from workspaces.models import PersonalToken, User, Workspace
 
 # Not offered: the agent itself, and the workspace list (the conversation fixes the workspace).
@@ -78,8 +78,8 @@ class Caller:
 
 def needs_approval(caller: Caller, name: str) -> bool:
     """A tool that changes data waits for the user's approval; read-only tools run at once.
-    Through a read-only token nothing waits: the call is refused as any other surface
-    refuses it (an approval on the page must not turn a read-only token into a writer)."""
+    Through a read-only token nothing waits: the call runs and is refused as on any other
+    surface (an approval on the page must not turn a read-only token into a writer)."""
     tool = REGISTRY.get(name)
     writes = tool is not None and not tool.read_only and name not in NOT_OFFERED
     return writes and not (caller.token is not None and caller.token.read_only)
@@ -88,7 +88,8 @@ def needs_approval(caller: Caller, name: str) -> bool:
 def _arguments(caller: Caller, name: str, proposed: dict[str, Any]) -> dict[str, Any]:
     arguments = {**proposed, "workspace": caller.workspace.slug}
     if name == "search_data_room" and proposed.get("query"):
-        arguments["query"] = caller.question
+        # A question may be longer than a query: its start is what the search reads.
+        arguments["query"] = caller.question[:MAX_QUERY_CHARS]
     return arguments
 
 

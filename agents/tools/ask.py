@@ -115,7 +115,13 @@ def ask_result(turn: Turn) -> AskResult:
         missing=answer.get("missing"),
         escalate_to=answer.get("escalate_to"),
         unsourced=bool(answer.get("unsourced")),
-        approval_needed=ApprovalNeeded(url=conversation_url, **pending) if pending else None,
+        approval_needed=ApprovalNeeded(
+            tool=str(pending["name"]),
+            arguments=pending.get("arguments") or {},
+            url=conversation_url,
+        )
+        if pending
+        else None,
         error=turn.error or None,
         trace=AskTrace(**report),
         trace_url=reverse("chat_trace", args=[slug, turn.pk]),
