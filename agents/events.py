@@ -26,6 +26,7 @@ from django.utils.translation import gettext
 
 from agents.chat import run_turn
 from agents.models import Turn, TurnStatus
+from agents.services import turn_runnable
 from workspaces.models import User
 from workspaces.tenancy import workspace_scope
 
@@ -46,7 +47,7 @@ def stream(request: HttpRequest, *, turn: Turn, user: User) -> Iterator[str] | A
 
 def _inline(turn: Turn, user: User, language: str) -> Iterator[str]:
     with translation.override(language):
-        if turn.status != TurnStatus.PENDING:
+        if not turn_runnable(turn):
             yield from _replay(_settled(turn))
             return
         sent: list[str] = []
@@ -60,7 +61,7 @@ async def _threaded(turn: Turn, user: User, language: str) -> AsyncIterator[str]
     def work() -> None:
         try:
             with translation.override(language):
-                if turn.status != TurnStatus.PENDING:
+                if not turn_runnable(turn):
                     for item in _replay(_settled(turn)):
                         channel.put(item)
                 else:

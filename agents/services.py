@@ -6,11 +6,12 @@ transaction (a model call can take a minute; no transaction is held open for it)
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -35,13 +36,21 @@ def _check_rate(*, workspace: Workspace, user: User) -> None:
     limit = settings.LEXROOM_AGENT_QUESTIONS_PER_MINUTE
     if not limit:
         return
-    since = timezone.now() - timedelta(minutes=1)
+    now = timezone.now()
     # Per member, in this workspace (the scope shows its turns only).
-    asked = Turn.objects.filter(conversation__user=user, created_at__gte=since).count()
-    if asked >= limit:
+    mine = Turn.objects.filter(conversation__user=user)
+    if mine.filter(created_at__gte=now - timedelta(minutes=1)).count() >= limit:
         raise TooManyQuestions(
             gettext("Too many questions (at most %(limit)d a minute): wait a moment.")
             % {"limit": limit}
+        )
+    running = mine.filter(
+        status__in=(TurnStatus.PENDING, TurnStatus.RUNNING), created_at__gte=now - stale_after()
+    ).count()
+    if running >= settings.LEXROOM_AGENT_CONCURRENT_QUESTIONS:
+        raise TooManyQuestions(
+            gettext("%(count)d of your questions are still being answered: wait for one to finish.")
+            % {"count": running}
         )
 
 
@@ -101,19 +110,52 @@ def turn_ask(
         )
 
 
+def stale_after() -> timedelta:
+    """How long a run may go without a step before it counts as dead (its process crashed):
+    longer than the slowest run the settings allow."""
+    seconds = settings.LEXROOM_LLM_TIMEOUT * (settings.LEXROOM_AGENT_MAX_STEPS + 4)
+    return timedelta(seconds=seconds)
+
+
+def _last_activity(turn_id: int, created_at: datetime) -> datetime:
+    last = TraceStep.objects.filter(turn_id=turn_id).aggregate(last=Max("created_at"))["last"]
+    return max(last or created_at, created_at)
+
+
 def turn_claim(*, turn: Turn, statuses: tuple[str, ...]) -> bool:
-    """Mark the turn running if it is in one of ``statuses``: only one run at a time. The
-    claimed turn's state is read again: ``turn`` may have been loaded before another run
-    paused it and the user decided (its state then holds the messages and the decision)."""
+    """Mark the turn running if it is in one of ``statuses`` (or running with no step for
+    longer than :func:`stale_after`: its process died): only one run at a time. The claimed
+    turn's state is read again: ``turn`` may have been loaded before another run paused it
+    and the user decided (its state then holds the messages and the decision)."""
     with workspace_scope(turn.workspace):
-        claimed = Turn.objects.filter(pk=turn.pk, status__in=statuses).update(
-            status=TurnStatus.RUNNING
+        row = Turn.objects.select_for_update().filter(pk=turn.pk).first()
+        stale = (
+            row is not None
+            and row.status == TurnStatus.RUNNING
+            and timezone.now() - _last_activity(row.pk, row.created_at) > stale_after()
         )
-        if claimed:
-            turn.state = Turn.objects.values_list("state", flat=True).get(pk=turn.pk)
-    if claimed:
-        turn.status = TurnStatus.RUNNING
-    return bool(claimed)
+        if row is None or (row.status not in statuses and not stale):
+            return False
+        Turn.objects.filter(pk=turn.pk).update(status=TurnStatus.RUNNING)
+        turn.state, turn.status = row.state, TurnStatus.RUNNING
+    return True
+
+
+def turn_runnable(turn: Turn) -> bool:
+    """Waiting for a run, or left running by a run that died."""
+    if turn.status == TurnStatus.PENDING:
+        return True
+    if turn.status != TurnStatus.RUNNING:
+        return False
+    with workspace_scope(turn.workspace):
+        return timezone.now() - _last_activity(turn.pk, turn.created_at) > stale_after()
+
+
+def trace_next_position(turn: Turn) -> int:
+    """The last position written (a run that died may have written past its saved state)."""
+    with workspace_scope(turn.workspace):
+        last = TraceStep.objects.filter(turn=turn).aggregate(last=Max("position"))["last"]
+    return int(last or 0)
 
 
 def turn_save(turn: Turn, **fields: Any) -> None:

@@ -291,6 +291,8 @@ LEXROOM_AGENT_HISTORY_TURNS = env_int("LEXROOM_AGENT_HISTORY_TURNS", 3, minimum=
 LEXROOM_AGENT_MAX_LISTED = env_int("LEXROOM_AGENT_MAX_LISTED", 200, minimum=1)
 # Questions a member may ask per minute (each one costs minutes of the firm's GPU); 0: no limit.
 LEXROOM_AGENT_QUESTIONS_PER_MINUTE = env_int("LEXROOM_AGENT_QUESTIONS_PER_MINUTE", 10, minimum=0)
+# Questions of one member being answered at once in a workspace (each holds a model).
+LEXROOM_AGENT_CONCURRENT_QUESTIONS = env_int("LEXROOM_AGENT_CONCURRENT_QUESTIONS", 2, minimum=1)
 # OpenTelemetry spans per turn, model call and tool call go to this OTLP/HTTP endpoint
 # (``pip install -e '.[otel]'``); empty: none.
 OTEL_EXPORTER_OTLP_ENDPOINT = env_str("OTEL_EXPORTER_OTLP_ENDPOINT", "")

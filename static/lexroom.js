@@ -115,6 +115,7 @@ function followTurn(live) {
   source.addEventListener("sources", (event) => stepItem(steps, live.dataset.labelSources + " " + data(event).sources.length));
   source.addEventListener("token", (event) => {
     const token = data(event);
+    answer.parentElement.hidden = false;
     if (token.reset) answer.textContent = "";
     else answer.textContent += token.text;
   });

@@ -151,7 +151,10 @@ def completion_text(gaps: dict[str, list[str]], listing: Listing) -> str:
     """What the code adds to an answer that left contracts of the listing out."""
 
     def named(ids: list[str]) -> str:
-        return ", ".join(f"{i} ({listing.titles[i]})" if i in listing.titles else i for i in ids)
+        # A title's own brackets must not read as a citation marker.
+        titles = {i: listing.titles[i].replace("[", "(").replace("]", ")") for i in ids
+                  if i in listing.titles}  # fmt: skip
+        return ", ".join(f"{i} ({titles[i]})" if i in titles else i for i in ids)
 
     lines = []
     if gaps.get("results"):

@@ -25,11 +25,17 @@ from agents.chat._answer import DRAFT_SCHEMA, Draft, DraftRejected, check_draft,
 from agents.chat._finish import abstention, finish, resolved
 from agents.chat._sources import SourceBook
 from agents.chat._stream import AnswerStream
-from agents.chat._tools import Caller, needs_approval, run_tool, tool_schemas
+from agents.chat._tools import (
+    Caller,
+    arguments_as_run,
+    needs_approval,
+    run_tool,
+    tool_schemas,
+)
 from agents.llm import ChatModel, LlmReply, ToolsUnsupported, fast_model, main_model
 from agents.models import Mode, Turn, TurnStatus
 from agents.selectors import turn_history
-from agents.services import trace_add, turn_save
+from agents.services import trace_add, trace_next_position, turn_save
 from agents.telemetry import step_span, turn_span
 from documents.llm import LlmUnavailable
 from workspaces.tenancy import workspace_scope
@@ -77,7 +83,7 @@ def new_run(turn: Turn, caller: Caller, llm: ChatModel, emit: Emit) -> Run:
     book = SourceBook.from_state(state.get("book", {}))
     book.max_articles = settings.LEXROOM_AGENT_MAX_SOURCES
     run = Run(turn, caller, llm, emit, book, list(state.get("messages", [])))
-    run.steps, run.position = int(state.get("steps", 0)), int(state.get("position", 0))
+    run.steps, run.position = int(state.get("steps", 0)), trace_next_position(turn)
     run.queue = list(state.get("queue", []))
     return run
 
@@ -267,7 +273,11 @@ def fail(run: Run, message: str) -> None:
 
 
 def pause(run: Run, call: dict[str, Any]) -> None:
-    pending = {"name": str(call["name"]), "arguments": dict(call.get("arguments") or {})}
+    # What the page asks about is what would run (the workspace set by the code, not the
+    # model's), so the user approves the real call.
+    name = str(call["name"])
+    arguments = arguments_as_run(run.caller, name, dict(call.get("arguments") or {}))
+    pending = {"name": name, "arguments": arguments}
     turn_save(run.turn, status=TurnStatus.AWAITING_APPROVAL, state=run.state(pending=pending))
     run.emit("approval_needed", {"turn": run.turn.pk, "tool": pending["name"],
                                  "arguments": pending["arguments"]})  # fmt: skip

@@ -85,7 +85,9 @@ def needs_approval(caller: Caller, name: str) -> bool:
     return writes and not (caller.token is not None and caller.token.read_only)
 
 
-def _arguments(caller: Caller, name: str, proposed: dict[str, Any]) -> dict[str, Any]:
+def arguments_as_run(caller: Caller, name: str, proposed: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments as the code runs them: the conversation's workspace, the
+    user's words as a search's query."""
     arguments = {**proposed, "workspace": caller.workspace.slug}
     if name == "search_data_room" and proposed.get("query"):
         # A question may be longer than a query: its start is what the search reads.
@@ -121,7 +123,7 @@ def run_tool(caller: Caller, book: SourceBook, name: str, proposed: dict[str, An
         offered = sorted(tool.name for tool in agent_tools())
         error = {"error": "unknown_tool", "message": f"No tool {name!r}.", "allowed": offered}
         return Outcome(tool_message(name, error), None, error="unknown_tool")
-    arguments = _arguments(caller, name, proposed if isinstance(proposed, dict) else {})
+    arguments = arguments_as_run(caller, name, proposed if isinstance(proposed, dict) else {})
     try:
         if name == "search_data_room" and not arguments.get("query"):
             content = _search_all(caller, arguments)

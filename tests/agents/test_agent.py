@@ -300,3 +300,43 @@ def test_the_conversation_carries_earlier_questions(brenalis_room, ollama):
     assert second.answer["confidence"] == "high"
     messages = fake.chats()[3]["messages"]
     assert [m["content"] for m in messages[1:3]] == [QUESTION, first.answer["answer"]]
+
+
+def test_a_turn_left_running_by_a_dead_process_is_taken_up_again(brenalis_room, ollama):
+    from datetime import timedelta
+
+    from agents.services import stale_after
+
+    ollama(final(answer="Neuf ans.", citations=[]))
+    turn = turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.owner,
+                    question="Durée ?", mode="direct")  # fmt: skip
+    with workspace_scope(brenalis_room.workspace):
+        Turn.objects.filter(pk=turn.pk).update(status=TurnStatus.RUNNING)
+    turn.status = TurnStatus.RUNNING
+    run_turn(turn, user=brenalis_room.owner)  # running, and recently: left alone
+    assert turn.status == TurnStatus.RUNNING
+    with workspace_scope(brenalis_room.workspace):
+        Turn.objects.filter(pk=turn.pk).update(
+            created_at=timezone.now() - stale_after() - timedelta(seconds=1)
+        )
+        turn.refresh_from_db()
+    run_turn(turn, user=brenalis_room.owner)
+    assert turn.status == TurnStatus.DONE and turn.answer["answer"] == "Neuf ans."
+
+
+def test_the_approval_shows_the_call_as_it_would_run(brenalis_room, ollama):
+    ollama(tools(call("rate_result", workspace="deal-secret", query="x", chunk_id=1,
+                      relevant=True)))  # fmt: skip
+    turn = ask(brenalis_room, "Note-le.")
+    assert turn.state["pending"]["arguments"]["workspace"] == brenalis_room.workspace.slug
+
+
+def test_a_member_has_at_most_two_questions_in_progress(brenalis_room, settings):
+    from agents.services import TooManyQuestions
+
+    settings.LEXROOM_AGENT_CONCURRENT_QUESTIONS = 2
+    for _ in range(2):
+        turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.owner, question="Q ?")
+    with pytest.raises(TooManyQuestions, match="2"):
+        turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.owner, question="Q ?")
+    turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.viewer, question="Q ?")
