@@ -26,6 +26,9 @@ from django_q.models import Failure, OrmQ, Schedule, Success
 
 from agents.models import Conversation, Turn, TurnStatus
 from agents.tools.registry import REGISTRY, _load
+from compliance.models import Flag
+from compliance.playbooks import default_playbooks, parse_playbook
+from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Chunk, Document, DocumentLink, DuplicateGroup, Entity
 from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store
@@ -33,7 +36,7 @@ from tests.conftest import Room
 from tests.factories import UserFactory
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.services import workspace_create
-from workspaces.tenancy import tenant_bypass, workspace_scope
+from workspaces.tenancy import firm_scope, tenant_bypass, workspace_scope
 from workspaces.tokens import token_create, token_revoke
 
 pytestmark = pytest.mark.django_db
@@ -115,6 +118,11 @@ TOOL_RATE = outcome(
 )  # fmt: skip
 # The search page's rating buttons (a form post, back to the search): any member.
 PAGE_RATE = outcome("login", members="302", strangers="404")
+# Scanning and reviewing flags: editors and owners (a firm admin too); never a read-only token.
+TOOL_EDITOR_WRITE = outcome(
+    "200", anonymous="401", viewer="403", strangers="404", token_ro="403", token_other_ws="404",
+    dead_tokens="401",
+)  # fmt: skip
 TOOL_NO_WORKSPACE = API_ANY_USER
 # The chat: any member asks; a conversation and its turns are their owner's alone (the
 # owner here), the 404 of a missing one for every other member.
@@ -214,6 +222,9 @@ TOOLS: dict[str, dict[str, str]] = {
     "get_contract": TOOL_READ,
     "find_duplicates": TOOL_READ,
     "rate_result": TOOL_RATE,
+    "scan_contract": TOOL_EDITOR_WRITE,
+    "list_flags": TOOL_READ,
+    "update_flag": TOOL_EDITOR_WRITE,  # "open" again on an open flag: a note in its history
     "ask": TOOL_READ,  # the agent: read-only tokens too (their write calls are refused)
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
@@ -225,6 +236,9 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
                     "relevant": True},
     # No Ollama answers here: the turn fails, and the tool still reports it (200).
     "ask": {"workspace": "deal-alpha", "question": "Quel loyer ?"},
+    "scan_contract": {"workspace": "deal-alpha", "contract_id": "c01"},
+    "update_flag": {"workspace": "deal-alpha", "flag_id": "<flag>", "status": "open",
+                    "note": "vu"},
 }  # fmt: skip
 
 # Requests that are not a plain GET.
@@ -330,6 +344,7 @@ def world(room: Room) -> World:
             status=TurnStatus.DONE, answer={"answer": "24 000 euros.", "citations": []},
         )  # fmt: skip
     assert entity is not None and event is not None and chunk is not None
+    flag = _a_flag(room, document, chunk)
     # Install-wide rows only superusers may see (existing, so the admin checks permissions).
     group = Group.objects.create(name="Partners")
     now = timezone.now()
@@ -356,8 +371,23 @@ def world(room: Room) -> World:
         "chunk": chunk.pk,
         "conversation": conversation.pk,
         "turn": turn.pk,
+        "flag": flag.pk,
     }
     return World(room, clients, raw, objects, batch.pk)
+
+
+def _a_flag(room: Room, document: Document, chunk: Chunk) -> Flag:
+    """The French due-diligence playbook assigned to deal-alpha, and one open flag."""
+    spec = parse_playbook(default_playbooks()[1].read_text(encoding="utf-8"))
+    with firm_scope(room.firm.pk):
+        playbook, _ = playbook_import(firm=room.firm, spec=spec)
+    with workspace_scope(room.workspace):
+        playbook_assign(workspace=room.workspace, key=playbook.key)
+        scan = scan_create(workspace=room.workspace, playbook=playbook, user=room.owner)
+        return Flag.objects.create(
+            workspace=room.workspace, scan=scan, rule=playbook.rules.first(), document=document,
+            chunk=chunk, reason="t", severity="high",
+        )  # fmt: skip
 
 
 def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
@@ -387,7 +417,11 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
 
 
 def with_chunk(values: dict[str, Any], world: World) -> dict[str, Any]:
-    return {k: world.objects["chunk"] if v == "<chunk>" else v for k, v in values.items()}
+    placeholders = {"<chunk>": "chunk", "<flag>": "flag"}
+    return {
+        k: world.objects[placeholders[v]] if isinstance(v, str) and v in placeholders else v
+        for k, v in values.items()
+    }
 
 
 def observe(client: Client, method: str, url: str, **data: Any) -> str:

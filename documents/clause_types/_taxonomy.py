@@ -187,7 +187,8 @@ CLAUSE_TYPES: tuple[ClauseType, ...] = (
        "Cap on liability",
        "A party's total liability is limited to a maximum amount, such as the fees paid, with "
        "any carve-outs from the cap.",
-       r"limitation of liability|limitation de responsabilit|liability", "Cap on Liability"),
+       r"limitation of liability|limitation de responsabilit|liability|plafond",
+       "Cap on Liability"),
     _t("exclusion_of_damages", "limitation_of_liability", "Exclusion des dommages indirects",
        "Exclusion of indirect damages",
        "Neither party is liable for indirect, incidental, special, consequential or punitive "

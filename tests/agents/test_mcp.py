@@ -36,10 +36,15 @@ from pydantic import BaseModel, ConfigDict
 from agents.bench.mcp import server_timing
 from agents.management.commands.serve import _refusal
 from agents.tools.registry import REGISTRY, Tool, ToolContext, register
+from compliance.models import Flag
+from compliance.playbooks import default_playbooks, parse_playbook
+from compliance.services import playbook_assign, playbook_import, scan_create
+from documents.models import Document
 from documents.pipeline import run_in_process, store_files
 from documents.services import workspace_purge_throwaway
 from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
 from workspaces.models import PersonalToken, Role, User, Workspace
+from workspaces.tenancy import firm_scope, workspace_scope
 from workspaces.tokens import token_create, token_revoke
 
 # The module's rooms are committed by a module fixture; the mark makes pytest-django set up
@@ -55,6 +60,9 @@ TOOLS = {
     "find_duplicates",
     "rate_result",
     "ask",
+    "scan_contract",
+    "list_flags",
+    "update_flag",
 }
 ACCEPT = "application/json, text/event-stream"
 CONTRACTS_A = {
@@ -86,6 +94,27 @@ class World:
     token_a: str
     token_b: str
     readonly_a: str
+    flag_a: int  # an open flag of workspace_a (the French due-diligence playbook assigned)
+
+
+def _flag(workspace: Workspace, user: User) -> int:
+    spec = parse_playbook(default_playbooks()[1].read_text(encoding="utf-8"))
+    with firm_scope(workspace.firm_id):
+        playbook, _ = playbook_import(firm=workspace.firm, spec=spec)
+    with workspace_scope(workspace):
+        playbook_assign(workspace=workspace, key=playbook.key)
+        scan = scan_create(workspace=workspace, playbook=playbook, user=user)
+        document = Document.objects.filter(workspace=workspace).order_by("ref").first()
+        assert document is not None
+        flag = Flag.objects.create(
+            workspace=workspace,
+            scan=scan,
+            rule=playbook.rules.first(),
+            document=document,
+            reason="t",
+            severity="high",
+        )
+    return flag.pk
 
 
 def _free_port() -> int:
@@ -126,6 +155,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Worl
         make_membership(workspace=workspace_b, user=user_b, role=Role.OWNER)
         _ingest(workspace_a, user_a, folder / "a", CONTRACTS_A)
         _ingest(workspace_b, user_b, folder / "b", CONTRACTS_B)
+        flag_a = _flag(workspace_a, user_a)
         _, token_a = token_create(user=user_a, name="test a")
         _, token_b = token_create(user=user_b, name="test b")
         _, readonly_a = token_create(user=user_a, name="test ro", read_only=True)
@@ -157,6 +187,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Worl
                     token_a,
                     token_b,
                     readonly_a,
+                    flag_a,
                 )
         finally:
             server.should_exit = True
@@ -252,6 +283,9 @@ def test_tools_list_publishes_output_schemas_and_calls_return_structured_content
         ),
         # No Ollama answers in this test: the agent's turn fails, and says so (not a tool error).
         ("ask", {"question": "Quel est le loyer ?"}),
+        ("scan_contract", {"contract_id": "c01"}),
+        ("list_flags", {}),
+        ("update_flag", {"flag_id": world.flag_a, "status": "escalated", "note": "Associé"}),
     ]
 
     async def run() -> tuple[Any, list[Any]]:

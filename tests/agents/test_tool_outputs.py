@@ -17,6 +17,7 @@ from django.core.management import call_command
 
 from agents.tools import REGISTRY, call_tool, tool_definitions
 from agents.tools.registry import AnyObject
+from compliance.playbooks import default_playbooks
 from documents.services import workspace_purge_throwaway
 from tests.conftest import shared_data
 from workspaces.models import User, Workspace
@@ -65,6 +66,20 @@ def _entity(room: Brenalis) -> int:
     return int(room.seen["describe_data_room"]["entities"][0]["entity_id"])
 
 
+def _with_playbook(room: Brenalis, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The French due-diligence playbook loaded into the room's firm and assigned to it."""
+    call_command(
+        "load_playbooks",
+        str(default_playbooks()[1]),
+        "--firm",
+        room.workspace.firm.name,
+        "--assign",
+        room.workspace.slug,
+        stdout=StringIO(),
+    )
+    return arguments
+
+
 def _chunks(room: Brenalis) -> list[int]:
     return [article["chunk_id"] for article in room.seen["get_contract"]["articles"][:2]]
 
@@ -107,6 +122,15 @@ CASES: dict[str, list[Arguments]] = {
     ],
     # No Ollama listens (the test points OLLAMA_URL at a closed port): a failed turn, reported.
     "ask": [lambda room: {"question": "Quelle est la durée du bail ?"}],
+    "scan_contract": [lambda room: _with_playbook(room, {"contract_id": "c01"})],
+    "list_flags": [lambda room: {}, lambda room: {"severity": ["high"], "contract_id": "c01"}],
+    "update_flag": [
+        lambda room: {
+            "flag_id": room.seen["list_flags"]["flags"][0]["flag_id"],
+            "status": "escalated",
+            "note": "Voir l'associé",
+        },
+    ],
 }
 
 

@@ -70,6 +70,9 @@ def test_definitions_are_flat_for_small_models():
         "find_duplicates",
         "rate_result",
         "ask",
+        "scan_contract",
+        "list_flags",
+        "update_flag",
     }
     assert definitions["rate_result"]["annotations"] == {"readOnlyHint": False}
     text = json.dumps(definitions)

@@ -1,0 +1,297 @@
+"""The rule checks on one contract's articles: pure functions over what ingestion stored.
+
+An article is "of" a clause type when the classifier tagged it so at ingestion (the chunk's
+``clause_type_keys``); in a workspace not tagged yet, a heading that names the type (the
+taxonomy's cues) counts instead. Nothing is re-encoded: position rules compare the stored
+chunk embeddings with the rule's wordings, encoded once per process.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.utils.translation import gettext
+
+from compliance.models import RuleKind
+from documents.clause_types._taxonomy import CUES
+
+EXCERPT_CHARS = 400
+# A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
+POSITION_MATCH = 0.80
+UNACCEPTABLE_MATCH = 0.85
+
+
+@dataclass
+class Article:
+    chunk_id: int
+    heading: str
+    article_ref: str
+    page: int
+    text: str
+    types: frozenset[str]
+    embedding: Any = None  # numpy vector, or None when not embedded
+
+
+@dataclass
+class RuleView:
+    """A rule as the checks read it (a model row or a file's spec)."""
+
+    key: str
+    title: str
+    clause_type: str
+    kind: str
+    params: dict[str, Any]
+
+
+@dataclass
+class Finding:
+    rule: RuleView
+    article: Article | None
+    reason: str
+
+
+@dataclass
+class Outcome:
+    findings: list[Finding] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # why a rule was not checked
+
+
+def fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return re.sub(r"\s+", " ", plain.replace("\u2019", "'")).casefold()
+
+
+def of_type(articles: list[Article], clause_type: str) -> list[Article]:
+    tagged = [a for a in articles if clause_type in a.types]
+    if tagged or any(a.types for a in articles):
+        return tagged
+    cue = CUES.get(clause_type)  # an untagged workspace: headings that name the type
+    return [a for a in articles if cue is not None and a.heading and cue.search(a.heading)]
+
+
+# --- Quantities --------------------------------------------------------------------------
+
+_NUMBER_WORDS = {
+    "un": 1,
+    "une": 1,
+    "one": 1,
+    "deux": 2,
+    "two": 2,
+    "trois": 3,
+    "three": 3,
+    "quatre": 4,
+    "four": 4,
+    "cinq": 5,
+    "five": 5,
+    "six": 6,
+    "sept": 7,
+    "seven": 7,
+    "huit": 8,
+    "eight": 8,
+    "neuf": 9,
+    "nine": 9,
+    "dix": 10,
+    "ten": 10,
+    "douze": 12,
+    "twelve": 12,
+    "quinze": 15,
+    "fifteen": 15,
+    "vingt": 20,
+    "twenty": 20,
+    "trente": 30,
+    "thirty": 30,
+    "quarante-cinq": 45,
+    "forty-five": 45,
+    "soixante": 60,
+    "sixty": 60,
+    "quatre-vingt-dix": 90,
+    "ninety": 90,
+}
+_UNITS = {
+    "jour": "days",
+    "day": "days",
+    "mois": "months",
+    "month": "months",
+    "an": "years",
+    "annee": "years",
+    "year": "years",
+}
+_DURATION = re.compile(
+    r"(?P<number>\d+(?:[.,]\d+)?|[a-z-]+)\s*(?:\(\s*\d+\s*\)\s*)?"
+    r"(?P<unit>jours?|days?|mois|months?|annees?|ans?|years?)\b"
+)
+_PERCENT = re.compile(r"(?P<number>\d+(?:[.,]\d+)?)\s*(?:%|pour ?cent|percent)")
+_AMOUNT = re.compile(
+    r"(?:(?:eur|€|\$|usd)\s*(?P<before>\d[\d  .,]*\d|\d))|"
+    r"(?:(?P<after>\d[\d  .,]*\d|\d)\s*(?:euros?|eur|€|\$|usd|dollars?))"
+)
+_IN_MONTHS = {"days": 1 / 30, "months": 1.0, "years": 12.0}  # a month: 30 days
+_IN_DAYS = {"days": 1.0, "months": 30.0, "years": 365.0}
+
+
+def _number(raw: str) -> float | None:
+    if raw in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[raw])
+    try:
+        return float(raw.replace(",", "."))
+    except ValueError:
+        return None
+
+
+def quantities(text: str, quantity: str) -> list[float]:
+    """Values of ``quantity`` (days, months, years, percent, amount) the text states."""
+    folded = fold(text)
+    if quantity in _IN_DAYS:
+        table = _IN_DAYS if quantity == "days" else _IN_MONTHS
+        values = []
+        for match in _DURATION.finditer(folded):
+            number = _number(match.group("number"))
+            unit = _UNITS.get(match.group("unit").rstrip("s"), _UNITS.get(match.group("unit")))
+            if number is not None and unit is not None:
+                values.append(number * table[unit] / table[quantity])
+        return values
+    if quantity == "percent":
+        return [
+            v for m in _PERCENT.finditer(folded) if (v := _number(m.group("number"))) is not None
+        ]
+    amounts = []
+    for match in _AMOUNT.finditer(folded):
+        raw = re.sub(r"[  ]", "", match.group("before") or match.group("after") or "")
+        raw = raw.replace(",", "") if raw.count(",") and "." not in raw[-3:] else raw
+        value = _number(raw.replace(".", "") if raw.count(".") > 1 else raw)
+        if value is not None:
+            amounts.append(value)
+    return amounts
+
+
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    "<=": lambda found, limit: found <= limit,
+    ">=": lambda found, limit: found >= limit,
+    "<": lambda found, limit: found < limit,
+    ">": lambda found, limit: found > limit,
+}
+
+
+# --- The checks --------------------------------------------------------------------------
+
+Encode = Callable[[list[str]], Any]
+
+
+def _terms_found(rule: RuleView, article: Article) -> list[str]:
+    text = fold(article.text)
+    if rule.kind == RuleKind.KEYWORD:
+        return [t for t in rule.params["terms"] if fold(t) in text]
+    return [m.group(0) for m in re.finditer(rule.params["pattern"], article.text)][:3]
+
+
+def _text_rule(rule: RuleView, scope: list[Article]) -> list[Finding]:
+    must_appear = rule.params["must"] == "appear"
+    hits = {a.chunk_id: _terms_found(rule, a) for a in scope}
+    if must_appear:
+        if scope and not any(hits.values()):
+            what = ", ".join(rule.params.get("terms") or [rule.params.get("pattern", "")])
+            reason = gettext("None of %(terms)s appears in the clause.") % {"terms": what}
+            return [Finding(rule, scope[0], reason)]
+        return []
+    return [
+        Finding(
+            rule, a, gettext("The clause says %(found)s.") % {"found": ", ".join(hits[a.chunk_id])}
+        )
+        for a in scope
+        if hits[a.chunk_id]
+    ]
+
+
+def _threshold(rule: RuleView, scope: list[Article]) -> list[Finding]:
+    quantity, op, limit = rule.params["quantity"], rule.params["op"], float(rule.params["value"])
+    findings = []
+    for article in scope:
+        found = quantities(article.text, quantity)
+        if not found:
+            reason = gettext("No %(quantity)s could be read in the clause: check it by hand.")
+            findings.append(Finding(rule, article, reason % {"quantity": quantity}))
+            continue
+        worst = max(found) if op in {"<=", "<"} else min(found)
+        if not _COMPARE[op](worst, limit):
+            reason = gettext(
+                "The clause says %(found)g %(quantity)s; the playbook wants %(op)s %(limit)g."
+            )
+            findings.append(
+                Finding(
+                    rule,
+                    article,
+                    reason % {"found": worst, "quantity": quantity, "op": op, "limit": limit},
+                )
+            )
+    return findings
+
+
+def _position(rule: RuleView, scope: list[Article], encode: Encode) -> list[Finding]:
+    wordings = [rule.params["preferred"], *rule.params.get("fallbacks", [])]
+    unacceptable = list(rule.params.get("unacceptable", []))
+    vectors = np.asarray(encode(wordings + unacceptable), dtype=np.float32)
+    findings = []
+    for article in scope:
+        if article.embedding is None:
+            continue
+        similarity = vectors @ np.asarray(article.embedding, dtype=np.float32)
+        accepted = similarity[: len(wordings)]
+        refused = similarity[len(wordings) :]
+        if refused.size and float(refused.max()) >= UNACCEPTABLE_MATCH:
+            reason = gettext("The clause reads like a wording the playbook refuses (%(score).2f).")
+            findings.append(Finding(rule, article, reason % {"score": float(refused.max())}))
+        elif float(accepted[0]) >= POSITION_MATCH:
+            continue
+        elif accepted.size > 1 and float(accepted[1:].max()) >= POSITION_MATCH:
+            n = int(accepted[1:].argmax()) + 1
+            reason = gettext("The clause matches fallback %(n)d, not the preferred wording.")
+            findings.append(Finding(rule, article, reason % {"n": n}))
+        else:
+            reason = gettext(
+                "The clause departs from the preferred wording and its fallbacks "
+                "(closest %(score).2f)."
+            )
+            findings.append(Finding(rule, article, reason % {"score": float(accepted.max())}))
+    return findings
+
+
+def check_contract(
+    rules: list[RuleView],
+    articles: list[Article],
+    *,
+    encode: Encode,
+    ask: Callable[[RuleView, Article], Finding | None] | None,
+) -> Outcome:
+    """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
+    rule is skipped with the reason)."""
+    outcome = Outcome()
+    for rule in rules:
+        scope = of_type(articles, rule.clause_type) if rule.clause_type else articles
+        if rule.kind == RuleKind.REQUIRED and not scope:
+            reason = gettext("No %(type)s clause was found.") % {"type": rule.clause_type}
+            outcome.findings.append(Finding(rule, None, reason))
+        elif rule.kind == RuleKind.PROHIBITED:
+            reason = gettext("The contract has a %(type)s clause.") % {"type": rule.clause_type}
+            outcome.findings += [Finding(rule, a, reason) for a in scope[:1]]
+        elif rule.kind in {RuleKind.KEYWORD, RuleKind.REGEX}:
+            outcome.findings += _text_rule(rule, scope)
+        elif rule.kind == RuleKind.THRESHOLD:
+            outcome.findings += _threshold(rule, scope)
+        elif rule.kind == RuleKind.POSITION:
+            outcome.findings += _position(rule, scope, encode)
+        elif rule.kind == RuleKind.LLM:
+            if ask is None:
+                outcome.skipped.append(rule.key)
+                continue
+            outcome.findings += [f for a in scope if (f := ask(rule, a)) is not None]
+    return outcome
+
+
+def excerpt(article: Article | None) -> str:
+    return "" if article is None else article.text[:EXCERPT_CHARS]

@@ -1,0 +1,288 @@
+"""Playbook files (YAML or JSON): read, validated rule by rule with the line of each error,
+and written back out. The two default playbooks (written by us) are in ``defaults/``.
+
+A file::
+
+    key: fr-due-diligence          # the same across versions
+    title: Audit d'acquisition
+    language: fr
+    description: ...
+    rules:
+      - key: change-of-control
+        title: Changement de contrôle
+        clause_type: change_of_control      # a key of the clause-type taxonomy
+        kind: prohibited                    # required | prohibited | keyword | regex |
+        severity: high                      #   threshold | position | llm
+        explanation: Why the firm cares.
+      - key: payment-45-days
+        clause_type: payment_terms ...
+        kind: threshold
+        quantity: days                      # days | months | years | percent | amount
+        op: "<="                            # <= | >= | < | >
+        value: 45
+
+Keyword rules take ``terms`` and ``must`` (``appear`` or ``absent``); regex rules ``pattern``
+and ``must``; position rules ``preferred``, up to three ``fallbacks`` and ``unacceptable``;
+llm rules a ``question``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.utils.translation import gettext
+
+from compliance.models import RuleKind, Severity
+from documents.clause_types import KEYS
+
+DEFAULTS = Path(__file__).resolve().parent / "defaults"
+QUANTITIES = ("days", "months", "years", "percent", "amount")
+OPERATORS = ("<=", ">=", "<", ">")
+MUSTS = ("appear", "absent")
+MAX_FALLBACKS = 3
+MAX_RULES = 500
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
+# Keys a rule may carry besides its kind's own parameters.
+COMMON = ("key", "title", "clause_type", "kind", "severity", "explanation")
+PARAMS: dict[str, tuple[str, ...]] = {
+    RuleKind.REQUIRED: (),
+    RuleKind.PROHIBITED: (),
+    RuleKind.KEYWORD: ("terms", "must"),
+    RuleKind.REGEX: ("pattern", "must"),
+    RuleKind.THRESHOLD: ("quantity", "op", "value"),
+    RuleKind.POSITION: ("preferred", "fallbacks", "unacceptable"),
+    RuleKind.LLM: ("question",),
+}
+
+
+@dataclass
+class RuleSpec:
+    key: str
+    title: str
+    clause_type: str
+    kind: str
+    severity: str
+    params: dict[str, Any]
+    explanation: str = ""
+
+
+@dataclass
+class PlaybookSpec:
+    key: str
+    title: str
+    language: str
+    description: str
+    rules: list[RuleSpec] = field(default_factory=list)
+
+    def as_data(self) -> dict[str, Any]:
+        """The playbook as a file holds it (export)."""
+        rules = []
+        for rule in self.rules:
+            entry: dict[str, Any] = {"key": rule.key, "title": rule.title}
+            if rule.clause_type:
+                entry["clause_type"] = rule.clause_type
+            entry.update(kind=rule.kind, severity=rule.severity, **rule.params)
+            if rule.explanation:
+                entry["explanation"] = rule.explanation
+            rules.append(entry)
+        return {
+            "key": self.key,
+            "title": self.title,
+            "language": self.language,
+            "description": self.description,
+            "rules": rules,
+        }
+
+
+@dataclass
+class Problem:
+    line: int | None
+    where: str
+    problem: str
+
+    def __str__(self) -> str:
+        prefix = gettext("line %(line)d") % {"line": self.line} if self.line else ""
+        return ": ".join(part for part in (prefix, self.where, self.problem) if part)
+
+
+class PlaybookInvalid(ValueError):
+    """Every problem of the file, each with its line when known."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(str(p) for p in problems))
+        self.problems = problems
+
+
+def _lines(text: str) -> dict[int, int]:
+    """The line (1-based) where each rule of ``rules`` starts, from the YAML nodes."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        return {}
+    for key_node, value_node in root.value:
+        if key_node.value == "rules" and isinstance(value_node, yaml.SequenceNode):
+            return {i: node.start_mark.line + 1 for i, node in enumerate(value_node.value)}
+    return {}
+
+
+def _load(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)  # JSON is read as the YAML it is a subset of
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = gettext("not valid YAML or JSON (%(why)s)") % {
+            "why": getattr(exc, "problem", exc)
+        }
+        raise PlaybookInvalid([Problem(line, "", str(problem))]) from None
+
+
+def parse_playbook(text: str) -> PlaybookSpec:
+    """The playbook in ``text`` (YAML or JSON), or :class:`PlaybookInvalid` listing every
+    problem with its line."""
+    data = _load(text)
+    if not isinstance(data, dict):
+        raise PlaybookInvalid([Problem(1, "", gettext("a playbook is a mapping with rules"))])
+    problems: list[Problem] = []
+    key = str(data.get("key") or "")
+    if not _SLUG.match(key):
+        problems.append(Problem(None, "key", gettext("a short lower-case name is required")))
+    title = str(data.get("title") or "").strip()
+    if not title:
+        problems.append(Problem(None, "title", gettext("required")))
+    raw_rules = data.get("rules")
+    if not isinstance(raw_rules, list) or not raw_rules or len(raw_rules) > MAX_RULES:
+        problems.append(Problem(None, "rules", gettext("a list of 1 to 500 rules is required")))
+        raw_rules = raw_rules if isinstance(raw_rules, list) else []
+    lines = _lines(text)
+    rules, seen = [], set()
+    for index, raw in enumerate(raw_rules[:MAX_RULES]):
+        rule, found = _rule(raw, index)
+        line = lines.get(index)
+        problems += [Problem(line, where, problem) for where, problem in found]
+        if rule is not None:
+            if rule.key in seen:
+                problems.append(Problem(line, rule.key, gettext("this key is used twice")))
+            seen.add(rule.key)
+            rules.append(rule)
+    if problems:
+        raise PlaybookInvalid(problems)
+    return PlaybookSpec(
+        key, title, str(data.get("language") or "fr")[:8], str(data.get("description") or ""), rules
+    )
+
+
+def _rule(raw: Any, index: int) -> tuple[RuleSpec | None, list[tuple[str, str]]]:
+    where = f"rules[{index}]"
+    if not isinstance(raw, dict):
+        return None, [(where, gettext("a rule is a mapping"))]
+    key = str(raw.get("key") or "")
+    where = key or where
+    problems: list[tuple[str, str]] = []
+    if not _SLUG.match(key):
+        problems.append((where, gettext("key: a short lower-case name is required")))
+    kind, severity = raw.get("kind"), raw.get("severity")
+    if kind not in RuleKind.values:
+        problems.append(
+            (
+                where,
+                gettext("kind must be one of %(allowed)s")
+                % {"allowed": ", ".join(RuleKind.values)},
+            )
+        )
+    if severity not in Severity.values:
+        problems.append(
+            (
+                where,
+                gettext("severity must be one of %(allowed)s")
+                % {"allowed": ", ".join(Severity.values)},
+            )
+        )
+    clause_type = str(raw.get("clause_type") or "")
+    if clause_type and clause_type not in KEYS:
+        problems.append((where, gettext("unknown clause type %(type)r") % {"type": clause_type}))
+    if not clause_type and kind in {
+        RuleKind.REQUIRED,
+        RuleKind.PROHIBITED,
+        RuleKind.POSITION,
+        RuleKind.THRESHOLD,
+        RuleKind.LLM,
+    }:
+        problems.append((where, gettext("clause_type is required for this kind")))
+    allowed = set(COMMON) | set(PARAMS.get(str(kind), ()))
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        problems.append(
+            (where, gettext("unknown fields: %(fields)s") % {"fields": ", ".join(unknown)})
+        )
+    params = {name: raw[name] for name in PARAMS.get(str(kind), ()) if name in raw}
+    problems += [(where, p) for p in _params_problems(str(kind), params)]
+    if problems:
+        return None, problems
+    title = str(raw.get("title") or key)
+    return RuleSpec(
+        key, title, clause_type, str(kind), str(severity), params, str(raw.get("explanation") or "")
+    ), []
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
+
+
+def _params_problems(kind: str, params: dict[str, Any]) -> list[str]:  # noqa: C901 - one branch per kind
+    problems = []
+    if kind in {RuleKind.KEYWORD, RuleKind.REGEX} and params.get("must") not in MUSTS:
+        problems.append(gettext("must: appear or absent"))
+    if kind == RuleKind.KEYWORD and not (_strings(params.get("terms")) and params["terms"]):
+        problems.append(gettext("terms: a list of words or phrases is required"))
+    if kind == RuleKind.REGEX:
+        try:
+            re.compile(str(params.get("pattern") or ""))
+            if not params.get("pattern"):
+                problems.append(gettext("pattern is required"))
+        except re.error as exc:
+            problems.append(
+                gettext("pattern is not a valid regular expression (%(why)s)") % {"why": exc}
+            )
+    if kind == RuleKind.THRESHOLD:
+        if params.get("quantity") not in QUANTITIES:
+            problems.append(
+                gettext("quantity (the unit) must be one of %(allowed)s")
+                % {"allowed": ", ".join(QUANTITIES)}
+            )
+        if params.get("op") not in OPERATORS:
+            problems.append(
+                gettext("op must be one of %(allowed)s") % {"allowed": " ".join(OPERATORS)}
+            )
+        value = params.get("value")
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            problems.append(gettext("value must be a number"))
+    if kind == RuleKind.POSITION:
+        if not str(params.get("preferred") or "").strip():
+            problems.append(gettext("preferred: the firm's wording is required"))
+        for name in ("fallbacks", "unacceptable"):
+            if name in params and not _strings(params[name]):
+                problems.append(gettext("%(name)s: a list of wordings") % {"name": name})
+        if len(params.get("fallbacks") or []) > MAX_FALLBACKS:
+            problems.append(gettext("at most 3 fallbacks"))
+    if kind == RuleKind.LLM and not str(params.get("question") or "").strip():
+        problems.append(gettext("question is required"))
+    return problems
+
+
+def dump_playbook(spec: PlaybookSpec, *, fmt: str = "yaml") -> str:
+    data = spec.as_data()
+    if fmt == "json":
+        return json.dumps(data, ensure_ascii=False, indent=2)
+    return str(yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
+
+
+def default_playbooks() -> list[Path]:
+    return sorted(DEFAULTS.glob("*.yaml"))
