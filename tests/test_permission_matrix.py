@@ -185,7 +185,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "admin/autocomplete/": outcome("admin-login", firm_admin="403"),  # needs a term + field
     "admin/jsi18n/": ADMIN,
     "admin/r/<path:content_type_id>/<path:object_id>/": ADMIN_MISSING,  # no public URLs
-    "admin/^(?P<app_label>auth|workspaces|documents|django_q)/$": ADMIN,
+    "admin/^(?P<app_label>auth|workspaces|documents|compliance|django_q)/$": ADMIN,
     "admin/(?P<url>.*)$": ADMIN_MISSING,
     **admin_model("auth/group", **SUPERUSER_ONLY),
     **admin_model("workspaces/firm", add=ADMIN_DENIED, delete=ADMIN_DENIED),
@@ -199,6 +199,10 @@ ROUTES: dict[str, dict[str, str]] = {
     **admin_model("documents/document", add=ADMIN_DENIED, delete=ADMIN_DENIED),
     **admin_model("documents/duplicategroup", add=ADMIN_DENIED),
     **admin_model("documents/documentlink"),
+    # Playbooks: read only there (an import makes the next version), never deleted.
+    **admin_model("compliance/playbook", add=ADMIN_DENIED, delete=ADMIN_DENIED),
+    "admin/compliance/playbook/import/": ADMIN,
+    "admin/compliance/playbook/<int:playbook_id>/export/": ADMIN,
     **admin_model("django_q/schedule", **SUPERUSER_ONLY),
     **admin_model("django_q/success", **SUPERUSER_ONLY),
     **admin_model("django_q/failure", **SUPERUSER_ONLY),
@@ -372,6 +376,7 @@ def world(room: Room) -> World:
         "conversation": conversation.pk,
         "turn": turn.pk,
         "flag": flag.pk,
+        "compliance/playbook": flag.rule.playbook_id,
     }
     return World(room, clients, raw, objects, batch.pk)
 
@@ -407,6 +412,7 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
         "<int:token_id>": str(world.objects["workspaces/personaltoken"]),
         "<path:content_type_id>": "1",
         "<int:conversation_id>": str(world.objects["conversation"]),
+        "<int:playbook_id>": str(world.objects["compliance/playbook"]),
         "<int:turn_id>": str(world.objects["turn"]),
     }
     url = "/" + route
