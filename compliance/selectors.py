@@ -7,7 +7,17 @@ from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.http import Http404
 from django.utils.translation import gettext
 
-from compliance.models import SEVERITY_ORDER, Flag, Playbook, Scan, WorkspacePlaybook
+from compliance.models import (
+    SEVERITY_ORDER,
+    Flag,
+    FlagStatus,
+    Playbook,
+    Scan,
+    Severity,
+    WorkspacePlaybook,
+)
+from documents.models import Document
+from documents.viewer_notes import ArticleNote
 from workspaces.models import Workspace
 
 
@@ -64,3 +74,20 @@ def flag_get(*, workspace: Workspace, flag_id: int) -> Flag:
 
 def scan_latest(*, workspace: Workspace) -> Scan | None:
     return Scan.objects.filter(workspace=workspace).order_by("-created_at", "-pk").first()
+
+
+def flags_as_notes(document: Document) -> dict[int | None, list[ArticleNote]]:
+    """The contract's open and escalated flags, by the article they cite (the viewer)."""
+    flags = flag_list(
+        workspace=document.workspace,
+        statuses=[FlagStatus.OPEN, FlagStatus.ESCALATED],
+        contract_id=document.ref,
+    )
+    notes: dict[int | None, list[ArticleNote]] = {}
+    for flag in flags:
+        text = f"{flag.rule.title} — {flag.reason}"
+        if flag.status == FlagStatus.ESCALATED:
+            text = f"{text} ({FlagStatus(flag.status).label})"
+        note = ArticleNote("flag", str(Severity(flag.severity).label), flag.severity, text)
+        notes.setdefault(flag.chunk_id, []).append(note)
+    return notes

@@ -36,6 +36,7 @@ from documents.selectors import (
     document_links,
     document_provenance,
 )
+from documents.viewer_notes import article_notes
 from workspaces.models import Role, User
 from workspaces.selectors import (
     RoleRequired,
@@ -182,13 +183,18 @@ def document_detail(request: HttpRequest, slug: str, ref: str) -> HttpResponse:
         cited, after = None, _cursor(request.GET.get("after"))
     read = document_provenance(document=document)
     rows = facts(read.values)
+    page = chunk_page(chunks=chunks, after=after)
+    notes = article_notes(document)
+    for chunk in page.chunks:
+        chunk.notes = notes.get(chunk.pk, [])  # type: ignore[attr-defined]
     context = {
         "workspace": workspace,
         "document": document,
         "facts": [row for row in rows if row.field != "party"],
         "party_facts": [row for row in rows if row.field == "party"],
         "identifiers": read.identifiers,
-        "articles": chunk_page(chunks=chunks, after=after),
+        "articles": page,
+        "contract_notes": notes.get(None, []),
         "cited": cited,
         "links": document_links(document=document),
         "duplicates": document_duplicates(document=document),

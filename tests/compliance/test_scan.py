@@ -181,3 +181,15 @@ def test_a_bad_playbook_file_names_each_problem_and_its_line():
 )
 def test_quantities_are_read_in_french_and_english(text, quantity, expected):
     assert quantities(text, quantity) == expected
+
+
+def test_the_viewer_shows_a_flag_beside_the_article_it_cites(brenalis_room, scanned):
+    from tests.conftest import login
+
+    slug = brenalis_room.workspace.slug
+    page = login(brenalis_room.viewer).get(f"/w/{slug}/documents/c01/").content.decode()
+    article = page[page.index("ARTICLE 8") :]
+    article = article[: article.index("</section>")]
+    assert 'class="note note-high"' in article and "Clause de changement de contrôle" in article
+    outsider = login(brenalis_room.outsider).get(f"/w/{slug}/documents/c01/")
+    assert outsider.status_code == 404
