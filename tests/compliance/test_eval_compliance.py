@@ -23,3 +23,17 @@ def test_the_brenalis_suite_finds_every_expected_flag(settings):
     assert missing == [] and report["found"] == report["expected"] == 7
     assert report["flags"] >= 7 and report["contracts_per_second"] > 0
     assert any("changement-de-controle-consequences" in note for note in report["not_checked"])
+
+
+def test_the_ana_fr_suite_scores_clause_types_and_validity():
+    shared_data("ana-fr-clauses", "datasets", "service_contract_sample", "clauses_label.csv")
+    out = StringIO()
+    call_command("eval_compliance", "--suite", "ana-fr", "--json", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["clauses"] == 77 and report["invalid_clauses"] == 28
+    # The rules alone, on the dataset's own clause types: most verdicts right, from the data.
+    assert report["validity_accuracy_gold_type"] >= 0.85
+    cells = report["confusion_gold_type"]
+    assert sum(cells.values()) == 77 and cells.get("invalid→flagged", 0) >= 20
+    row = next(r for r in report["rows"] if r["id"] == "0060")  # a 90-day notice (R7)
+    assert row["valid"] is False and "r7-preavis-max" in row["flags_gold_type"]
