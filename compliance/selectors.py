@@ -64,3 +64,14 @@ def flag_get(*, workspace: Workspace, flag_id: int) -> Flag:
 
 def scan_latest(*, workspace: Workspace) -> Scan | None:
     return Scan.objects.filter(workspace=workspace).order_by("-created_at", "-pk").first()
+
+
+def flag_contracts(*, workspace: Workspace) -> list[tuple[str, str]]:
+    """The contracts that have flags, as (ref, title), for the flags page's contract filter."""
+    pairs = (
+        Flag.objects.filter(workspace=workspace)
+        .values_list("document__ref", "document__title")
+        .distinct()
+        .order_by("document__ref")
+    )
+    return [(str(ref), str(title)) for ref, title in pairs]
