@@ -10,7 +10,9 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from compliance.models import Flag, FlagEvent, FlagStatus
 from compliance.playbooks import default_playbooks
@@ -177,3 +179,14 @@ def test_a_scan_without_an_assigned_playbook_says_so(brenalis_room: BrenalisRoom
     response = client.post(_url(brenalis_room, "scan/"), follow=True)
     assert response.status_code == 200
     assert any("playbook" in str(m).lower() for m in response.context["messages"])
+
+
+def test_the_page_costs_the_same_queries_for_one_flag_or_all(scanned):
+    client = login(scanned.viewer)
+    counts = []
+    for params in ({"contract": "c01", "severity": "high"}, {"filtered": "1"}):
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(_url(scanned), params)
+        counts.append((len(page.context["rows"]), len(queries)))
+    (few, few_queries), (many, many_queries) = counts
+    assert few < many and few_queries == many_queries
