@@ -91,3 +91,14 @@ def flags_as_notes(document: Document) -> dict[int | None, list[ArticleNote]]:
         note = ArticleNote("flag", str(Severity(flag.severity).label), flag.severity, text)
         notes.setdefault(flag.chunk_id, []).append(note)
     return notes
+
+
+def flag_contracts(*, workspace: Workspace) -> list[tuple[str, str]]:
+    """The contracts that have flags, as (ref, title), for the flags page's contract filter."""
+    pairs = (
+        Flag.objects.filter(workspace=workspace)
+        .values_list("document__ref", "document__title")
+        .distinct()
+        .order_by("document__ref")
+    )
+    return [(str(ref), str(title)) for ref, title in pairs]

@@ -25,6 +25,7 @@ urlpatterns = [
     path("", include("documents.urls")),
     path("", include("search.urls")),
     path("", include("agents.urls")),
+    path("", include("compliance.urls")),
     path("", include("workspaces.urls")),
     path("", include("agents.urls")),
 ]

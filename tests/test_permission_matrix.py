@@ -131,6 +131,9 @@ OWNER_ONLY_404 = {"editor": "404", "viewer": "404", "outsider": "404", "firm_adm
                   "foreigner": "404"}  # fmt: skip
 PAGE_TURN = outcome("login", owner="302", **OWNER_ONLY_404)  # a redirect to its conversation
 PAGE_DECIDE = outcome("login", owner="409", **OWNER_ONLY_404)  # the turn waits for nothing
+# The flags page's forms (a scan, a flag's review): editors and owners, then back to the list.
+PAGE_EDITOR_POST = outcome("login", owner="302", editor="302", firm_admin="302", viewer="403",
+                           strangers="404")  # fmt: skip
 
 
 def admin_model(prefix: str, *, add: dict[str, str] = ADMIN, delete: dict[str, str] = ADMIN,
@@ -177,6 +180,10 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/chat/turns/<int:turn_id>/events/": PAGE_OWNER_ONLY,
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/": PAGE_DECIDE,
     "w/<slug:slug>/chat/turns/<int:turn_id>/trace/": PAGE_OWNER_ONLY,
+    "w/<slug:slug>/flags/": PAGE_MEMBER,
+    "w/<slug:slug>/flags/export.csv": PAGE_MEMBER,  # the listed flags as CSV: same check
+    "w/<slug:slug>/flags/scan/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
+    "w/<slug:slug>/flags/<int:flag_id>/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
     "admin/": ADMIN,
     "admin/login/": ADMIN_LOGIN,
     "admin/logout/": ADMIN_LOGOUT,
@@ -252,12 +259,17 @@ POSTS = {
     "w/<slug:slug>/search/rate/",
     "w/<slug:slug>/chat/ask/",
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/",
+    "w/<slug:slug>/flags/scan/",
+    "w/<slug:slug>/flags/<int:flag_id>/",
 }
 # Form posts (the others upload a file).
 FORMS = {
     "w/<slug:slug>/search/rate/": {"q": "loyer", "chunk_id": "<chunk>", "relevant": "1"},
     "w/<slug:slug>/chat/ask/": {"question": "Quel loyer ?", "mode": "retrieval_only"},
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/": {"approve": "1"},
+    "w/<slug:slug>/flags/scan/": {},
+    # "open" again on an open flag: a note in its history.
+    "w/<slug:slug>/flags/<int:flag_id>/": {"status": "open", "note": "vu"},
 }
 
 CONTRACT = {
@@ -414,6 +426,7 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
         "<int:conversation_id>": str(world.objects["conversation"]),
         "<int:playbook_id>": str(world.objects["compliance/playbook"]),
         "<int:turn_id>": str(world.objects["turn"]),
+        "<int:flag_id>": str(world.objects["flag"]),
     }
     url = "/" + route
     for placeholder, value in values.items():
