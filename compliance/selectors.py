@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.http import Http404
+from django.urls import reverse
 from django.utils.translation import gettext
 
 from compliance.models import (
@@ -88,7 +89,10 @@ def flags_as_notes(document: Document) -> dict[int | None, list[ArticleNote]]:
         text = f"{flag.rule.title} — {flag.reason}"
         if flag.status == FlagStatus.ESCALATED:
             text = f"{text} ({FlagStatus(flag.status).label})"
-        note = ArticleNote("flag", str(Severity(flag.severity).label), flag.severity, text)
+        url = reverse("flags", args=[document.workspace.slug]) + f"?contract={document.ref}"
+        note = ArticleNote(
+            "flag", str(Severity(flag.severity).label), flag.severity, text, f"{url}#flag-{flag.pk}"
+        )
         notes.setdefault(flag.chunk_id, []).append(note)
     return notes
 
