@@ -67,7 +67,61 @@ def fold(text: str) -> str:
     return re.sub(r"\s+", " ", plain.replace("\u2019", "'")).casefold()
 
 
-def of_type(articles: list[Article], clause_type: str) -> list[Article]:
+@dataclass(frozen=True)
+class CustomType:
+    """A playbook's own clause type: the mean of its examples' embeddings, and a cue."""
+
+    key: str
+    centroid: Any  # normalised vector
+    threshold: float
+    cue: re.Pattern[str] | None = None
+
+    def matches(self, article: Article) -> bool:
+        if self.cue is not None and self.cue.search(article.heading or article.text[:200]):
+            return True
+        if article.embedding is None or len(article.embedding) != len(self.centroid):
+            return False
+        return float(np.dot(self.centroid, article.embedding)) >= self.threshold
+
+
+def custom_types(
+    entries: list[dict[str, Any]], encode: Callable[[list[str]], Any]
+) -> dict[str, CustomType]:
+    """The playbook's clause types, their examples encoded once (the articles' are stored)."""
+    found = {}
+    for entry in entries:
+        vectors = np.asarray(encode(list(entry["examples"])), dtype=np.float32)
+        centroid = vectors.mean(axis=0)
+        centroid /= float(np.linalg.norm(centroid)) or 1.0
+        cue = re.compile(entry["cue"], re.IGNORECASE) if entry.get("cue") else None
+        threshold = entry.get("threshold")
+        if threshold is None:
+            threshold = learnt_threshold(vectors)
+        found[entry["key"]] = CustomType(entry["key"], centroid, float(threshold), cue)
+    return found
+
+
+def learnt_threshold(vectors: Any) -> float:
+    """How close an article must be to the examples' mean: as close as the least typical
+    example is to the mean of the others (leave one out), so the bar follows the embedding
+    model's own scale. One example: its similarity to itself is no measure; 0.5."""
+    count = len(vectors)
+    if count < 2:
+        return 0.5
+    total = vectors.sum(axis=0)
+    similarities = []
+    for vector in vectors:
+        others = (total - vector) / (count - 1)
+        others /= float(np.linalg.norm(others)) or 1.0
+        similarities.append(float(np.dot(others, vector)))
+    return min(similarities)
+
+
+def of_type(
+    articles: list[Article], clause_type: str, custom: dict[str, CustomType] | None = None
+) -> list[Article]:
+    if custom and clause_type in custom:
+        return [a for a in articles if custom[clause_type].matches(a)]
     tagged = [a for a in articles if clause_type in a.types]
     if tagged or any(a.types for a in articles):
         return tagged
@@ -267,12 +321,13 @@ def check_contract(
     *,
     encode: Encode,
     ask: Callable[[RuleView, Article], Finding | None] | None,
+    custom: dict[str, CustomType] | None = None,
 ) -> Outcome:
     """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
     rule is skipped with the reason)."""
     outcome = Outcome()
     for rule in rules:
-        scope = of_type(articles, rule.clause_type) if rule.clause_type else articles
+        scope = of_type(articles, rule.clause_type, custom) if rule.clause_type else articles
         if rule.kind == RuleKind.REQUIRED and not scope:
             reason = gettext("No %(type)s clause was found.") % {"type": rule.clause_type}
             outcome.findings.append(Finding(rule, None, reason))

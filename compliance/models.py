@@ -47,6 +47,8 @@ class Playbook(models.Model):
     title = models.CharField(_("title"), max_length=200)
     language = models.CharField(_("language"), max_length=8, default="fr")
     description = models.TextField(_("description"), blank=True)
+    # The firm's own clause types: [{key, label, examples, cue?, threshold?}] (see playbooks).
+    clause_types = models.JSONField(_("firm clause types"), default=list, blank=True)
     current = models.BooleanField(_("current version"), default=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     created_by = models.ForeignKey(

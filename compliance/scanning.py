@@ -16,7 +16,15 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from compliance.checks import Article, Finding, RuleView, check_contract, excerpt, fold
+from compliance.checks import (
+    Article,
+    Finding,
+    RuleView,
+    check_contract,
+    custom_types,
+    excerpt,
+    fold,
+)
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
 from documents.embeddings import embedding_model_name, get_encoder
 from documents.llm import LlmUnavailable, chat_json
@@ -176,10 +184,13 @@ def scan_run(*, scan: Scan) -> Scan:
             status=ScanStatus.RUNNING, documents_total=len(documents)
         )
     by_key, views, asker = {r.key: r for r in rules}, _views(rules), LlmAsker()
+    custom = custom_types(list(scan.playbook.clause_types), encode)
     raised = 0
     for done, document in enumerate(documents, start=1):
         with workspace_scope(scan.workspace):
-            outcome = check_contract(views, _articles(document), encode=encode, ask=asker)
+            outcome = check_contract(
+                views, _articles(document), encode=encode, ask=asker, custom=custom
+            )
             raised += _store(scan, document, by_key, outcome.findings)
             Scan.objects.filter(pk=scan.pk).update(documents_done=done, flags_raised=raised)
     notes = list(waiting)

@@ -54,11 +54,9 @@ def playbook_import(
         .first()
     )
     if current is not None:
-        same_head = (current.title, current.language, current.description) == (
-            spec.title,
-            spec.language,
-            spec.description,
-        )
+        same_head = (current.title, current.language, current.description,
+                     current.clause_types) == (spec.title, spec.language, spec.description,
+                                               spec.clause_types)  # fmt: skip
         stored = sorted(_rule_data(r) for r in current.rules.all())
         if same_head and stored == sorted(_rule_data(r) for r in spec.rules):
             return current, False
@@ -70,6 +68,7 @@ def playbook_import(
         title=spec.title,
         language=spec.language,
         description=spec.description,
+        clause_types=spec.clause_types,
         created_by=user,
     )
     Rule.objects.bulk_create(
@@ -106,9 +105,8 @@ def playbook_spec(playbook: Playbook) -> PlaybookSpec:
         RuleSpec(r.key, r.title, r.clause_type, r.kind, r.severity, dict(r.params), r.explanation)
         for r in playbook.rules.order_by("pk")
     ]
-    return PlaybookSpec(
-        playbook.key, playbook.title, playbook.language, playbook.description, rules
-    )
+    return PlaybookSpec(playbook.key, playbook.title, playbook.language, playbook.description,
+                        rules, list(playbook.clause_types))  # fmt: skip
 
 
 def playbook_assign(*, workspace: Workspace, key: str, user: User | None = None) -> None:

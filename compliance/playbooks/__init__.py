@@ -24,6 +24,17 @@ A file::
 Keyword rules take ``terms`` and ``must`` (``appear`` or ``absent``); regex rules ``pattern``
 and ``must``; position rules ``preferred``, up to three ``fallbacks`` and ``unacceptable``;
 llm rules a ``question``.
+
+A playbook may add the firm's own clause types, learnt from reference examples (an article is
+of the type when its stored embedding is close enough to the examples' mean, or its heading or
+opening words match ``cue``)::
+
+    clause_types:
+      - key: payment_terms            # lower case; not a key of the shared taxonomy
+        label: Conditions de paiement
+        examples: ["Les factures sont payables à 45 jours…", "…"]   # 1 to 20
+        cue: "paiement|facturation"   # optional regular expression
+        threshold: 0.5                # optional cosine similarity, 0 to 1 (default 0.5)
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ import yaml
 from django.utils.translation import gettext
 
 from compliance.models import RuleKind, Severity
+from compliance.playbooks._types import parse_clause_types
 from documents.clause_types import KEYS
 
 DEFAULTS = Path(__file__).resolve().parent / "defaults"
@@ -78,6 +90,7 @@ class PlaybookSpec:
     language: str
     description: str
     rules: list[RuleSpec] = field(default_factory=list)
+    clause_types: list[dict[str, Any]] = field(default_factory=list)
 
     def as_data(self) -> dict[str, Any]:
         """The playbook as a file holds it (export)."""
@@ -90,13 +103,15 @@ class PlaybookSpec:
             if rule.explanation:
                 entry["explanation"] = rule.explanation
             rules.append(entry)
-        return {
+        data: dict[str, Any] = {
             "key": self.key,
             "title": self.title,
             "language": self.language,
             "description": self.description,
-            "rules": rules,
         }
+        if self.clause_types:
+            data["clause_types"] = self.clause_types
+        return {**data, "rules": rules}
 
 
 @dataclass
@@ -161,10 +176,13 @@ def parse_playbook(text: str) -> PlaybookSpec:
     if not isinstance(raw_rules, list) or not raw_rules or len(raw_rules) > MAX_RULES:
         problems.append(Problem(None, "rules", gettext("a list of 1 to 500 rules is required")))
         raw_rules = raw_rules if isinstance(raw_rules, list) else []
+    custom, found_types = parse_clause_types(data.get("clause_types"))
+    problems += [Problem(None, where, problem) for where, problem in found_types]
+    custom_keys = {entry["key"] for entry in custom}
     lines = _lines(text)
     rules, seen = [], set()
     for index, raw in enumerate(raw_rules[:MAX_RULES]):
-        rule, found = _rule(raw, index)
+        rule, found = _rule(raw, index, custom_keys)
         line = lines.get(index)
         problems += [Problem(line, where, problem) for where, problem in found]
         if rule is not None:
@@ -174,12 +192,16 @@ def parse_playbook(text: str) -> PlaybookSpec:
             rules.append(rule)
     if problems:
         raise PlaybookInvalid(problems)
-    return PlaybookSpec(
-        key, title, str(data.get("language") or "fr")[:8], str(data.get("description") or ""), rules
+    language, description = (
+        str(data.get("language") or "fr")[:8],
+        str(data.get("description") or ""),
     )
+    return PlaybookSpec(key, title, language, description, rules, custom)
 
 
-def _rule(raw: Any, index: int) -> tuple[RuleSpec | None, list[tuple[str, str]]]:
+def _rule(
+    raw: Any, index: int, custom_keys: set[str]
+) -> tuple[RuleSpec | None, list[tuple[str, str]]]:
     where = f"rules[{index}]"
     if not isinstance(raw, dict):
         return None, [(where, gettext("a rule is a mapping"))]
@@ -206,7 +228,7 @@ def _rule(raw: Any, index: int) -> tuple[RuleSpec | None, list[tuple[str, str]]]
             )
         )
     clause_type = str(raw.get("clause_type") or "")
-    if clause_type and clause_type not in KEYS:
+    if clause_type and clause_type not in KEYS and clause_type not in custom_keys:
         problems.append((where, gettext("unknown clause type %(type)r") % {"type": clause_type}))
     if not clause_type and kind in {
         RuleKind.REQUIRED,
