@@ -14,7 +14,6 @@ Unknown values are left out, and said so above the table.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -27,6 +26,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
+from compliance.export import csv_response, xlsx_response
 from compliance.models import Flag, FlagStatus, Severity
 from compliance.scanning import scan_run
 from compliance.selectors import (
@@ -52,7 +52,6 @@ ACTIONS = {
     FlagStatus.OPEN: _("Reopen"),
 }
 # Spreadsheets run a cell that starts with one of these as a formula (CSV injection).
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -245,51 +244,11 @@ def flags_scan(request: HttpRequest, slug: str) -> HttpResponse:
     return HttpResponseRedirect(_list_url(workspace, request.POST.get("back", "")))
 
 
-def csv_cell(value: object) -> object:
-    """A cell a spreadsheet shows as text, never runs as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
-
-
 @login_required
 @require_GET
-def flags_export(request: HttpRequest, slug: str) -> HttpResponse:
-    """The listed flags (the page's filters) as CSV: UTF-8 with a BOM, so Excel reads accents."""
+def flags_export(request: HttpRequest, slug: str, fmt: str = "csv") -> HttpResponse:
+    """The listed flags (the page's filters), as CSV or XLSX, for the client report."""
     workspace = workspace_get_for_member(user=cast(User, request.user), slug=slug)
-    filters = parse_filters(request.GET)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="flags-{workspace.slug}.csv"'
-    response.write("\ufeff")
-    writer = csv.writer(response)
-    writer.writerow(
-        [
-            gettext("Contract"),
-            gettext("Title"),
-            gettext("Playbook"),
-            gettext("Version"),
-            gettext("Rule"),
-            gettext("Severity"),
-            gettext("Status"),
-            gettext("Article"),
-            gettext("Page"),
-            gettext("Reason"),
-            gettext("Excerpt"),
-        ]
-    )
-    for flag in _listed(workspace, filters).iterator(chunk_size=500):
-        row = [
-            flag.document.ref,
-            flag.document.title,
-            flag.rule.playbook.key,
-            flag.rule.playbook.version,
-            flag.rule.title,
-            flag.get_severity_display(),
-            flag.get_status_display(),
-            flag.article_ref,
-            flag.page if flag.page is not None else "",
-            flag.reason,
-            flag.excerpt,
-        ]
-        writer.writerow([csv_cell(cell) for cell in row])
-    return response
+    flags = _listed(workspace, parse_filters(request.GET)).iterator(chunk_size=500)
+    name = f"flags-{workspace.slug}"
+    return xlsx_response(flags, name) if fmt == "xlsx" else csv_response(flags, name)

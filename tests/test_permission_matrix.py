@@ -182,6 +182,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/chat/turns/<int:turn_id>/trace/": PAGE_OWNER_ONLY,
     "w/<slug:slug>/flags/": PAGE_MEMBER,
     "w/<slug:slug>/flags/export.csv": PAGE_MEMBER,  # the listed flags as CSV: same check
+    "w/<slug:slug>/flags/export.xlsx": PAGE_MEMBER,
     "w/<slug:slug>/flags/scan/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
     "w/<slug:slug>/flags/<int:flag_id>/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
     "admin/": ADMIN,

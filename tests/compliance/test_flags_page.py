@@ -14,9 +14,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from agents.tools import call_tool
+from compliance.export import csv_cell
 from compliance.models import Flag, FlagEvent, FlagStatus
 from compliance.playbooks import default_playbooks
-from compliance.views import csv_cell
 from tests.conftest import BrenalisRoom, login
 from workspaces.tenancy import workspace_scope
 
@@ -190,3 +191,34 @@ def test_the_page_costs_the_same_queries_for_one_flag_or_all(scanned):
         counts.append((len(page.context["rows"]), len(queries)))
     (few, few_queries), (many, many_queries) = counts
     assert few < many and few_queries == many_queries
+
+
+def test_the_xlsx_export_keeps_formula_like_text_as_text(brenalis_room, settings):
+    from openpyxl import load_workbook
+
+    settings.OLLAMA_URL = "http://127.0.0.1:9"
+    slug = brenalis_room.workspace.slug
+    call_command(
+        "load_playbooks",
+        str(default_playbooks()[1]),
+        "--firm",
+        brenalis_room.workspace.firm.name,
+        "--assign",
+        slug,
+        stdout=StringIO(),
+    )
+    call_tool(
+        name="scan_contract",
+        user=brenalis_room.owner,
+        via="cli",
+        arguments={"workspace": slug, "contract_id": "c01"},
+    )
+    with workspace_scope(brenalis_room.workspace):
+        Flag.objects.filter(workspace=brenalis_room.workspace).update(reason="=HYPERLINK(1)")
+    response = login(brenalis_room.viewer).get(f"/w/{slug}/flags/export.xlsx")
+    assert response["Content-Disposition"].endswith('.xlsx"')
+    sheet = load_workbook(io.BytesIO(response.content)).active
+    rows = list(sheet.iter_rows(values_only=True))
+    assert rows[0][0] == "Contrat" and rows[1][0] == "c01"
+    reason = sheet.cell(row=2, column=10)
+    assert reason.value == "=HYPERLINK(1)" and reason.data_type == "s"
