@@ -27,6 +27,7 @@ from compliance.scanning import scan_run
 from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.clause_types import BY_KEY, classifier_for
 from documents.embeddings import embedding_model_name
+from documents.evals._scoring import rate
 from documents.models import Chunk
 from search.evals._index import EVAL_USER, IndexedCorpus
 from workspaces.models import User, Workspace
@@ -86,8 +87,7 @@ class Tally:
     cited_ok: int = 0
 
     def row(self, key: str) -> dict[str, Any]:
-        precision = self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
-        recall = self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+        precision, recall = rate(self.tp, self.tp + self.fp), rate(self.tp, self.tp + self.fn)
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         return {
             "type": key,
@@ -97,8 +97,8 @@ class Tally:
             "tp": self.tp,
             "fp": self.fp,
             "fn": self.fn,
-            "precision": round(precision, 4),
-            "recall": round(recall, 4),
+            "precision": precision,
+            "recall": recall,
             "f1": round(f1, 4),
             "cited_contains_annotation": self.cited_ok,
         }
@@ -170,11 +170,9 @@ def report(
         "target_macro_f1": TARGET_MACRO_F1,
         "target_met": macro["f1"] >= TARGET_MACRO_F1,
         "detected": detected,
-        "cited_contains_annotation": round(
-            sum(row["cited_contains_annotation"] for row in rows) / detected, 4
-        )
-        if detected
-        else 0.0,
+        "cited_contains_annotation": rate(
+            sum(row["cited_contains_annotation"] for row in rows), detected
+        ),
         "index_seconds": round(indexed.seconds, 1),
         "index_reused": indexed.reused,
     }
