@@ -20,6 +20,7 @@ from compliance.checks import (
     Article,
     Finding,
     RuleView,
+    Timings,
     check_contract,
     custom_types,
     excerpt,
@@ -173,9 +174,10 @@ def _documents(scan: Scan) -> tuple[list[Document], list[str]]:
     return ready, waiting
 
 
-def scan_run(*, scan: Scan) -> Scan:
+def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
     """Run ``scan`` to the end (a task, or inline for one contract). Runs outside any
-    transaction: each contract's flags are committed with the scan's progress."""
+    transaction: each contract's flags are committed with the scan's progress. ``timings``
+    (the bench's) adds up where the time goes."""
     started = time.perf_counter()
     with workspace_scope(scan.workspace):
         rules = list(Rule.objects.filter(playbook=scan.playbook).order_by("pk"))
@@ -188,10 +190,17 @@ def scan_run(*, scan: Scan) -> Scan:
     raised = 0
     for done, document in enumerate(documents, start=1):
         with workspace_scope(scan.workspace):
+            began = time.perf_counter()
+            articles = _articles(document)
+            checked = time.perf_counter()
             outcome = check_contract(
-                views, _articles(document), encode=encode, ask=asker, custom=custom
+                views, articles, encode=encode, ask=asker, timings=timings, custom=custom
             )
+            stored = time.perf_counter()
             raised += _store(scan, document, by_key, outcome.findings)
+            if timings is not None:
+                timings.read += checked - began
+                timings.store += time.perf_counter() - stored
             Scan.objects.filter(pk=scan.pk).update(documents_done=done, flags_raised=raised)
     notes = list(waiting)
     llm_rules = sorted(k for k, r in by_key.items() if r.kind == "llm")
