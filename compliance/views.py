@@ -22,6 +22,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
@@ -37,8 +38,10 @@ from compliance.selectors import (
     scan_latest,
 )
 from compliance.services import TRANSITIONS, ComplianceError, flag_update, scan_create
+from compliance.tasks import scans_run_later
 from workspaces.models import Role, User, Workspace
 from workspaces.selectors import RoleRequired, membership_role, workspace_get_for_member
+from workspaces.tasks import live_clusters
 from workspaces.tenancy import workspace_scope
 
 MAX_ROWS = 500  # on the page; the CSV has them all
@@ -136,6 +139,9 @@ def flags(request: HttpRequest, slug: str) -> HttpResponse:
         "can_review": can_review,
         "back": filters.query(),
     }
+    if request.htmx and request.GET.get("part") == "scan":  # type: ignore[attr-defined]
+        context["scan"] = scan_latest(workspace=workspace)
+        return render(request, "compliance/flags.html#scan-status", context)
     if request.htmx:  # type: ignore[attr-defined]
         return render(request, "compliance/flags.html#flag-table", context)
     context.update(
@@ -210,8 +216,9 @@ def flag_review(request: HttpRequest, slug: str, flag_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def flags_scan(request: HttpRequest, slug: str) -> HttpResponse:
-    """Check every contract of the workspace against its playbooks (inline: a data room of a
-    few hundred contracts takes seconds, from what ingestion stored), then back to the list."""
+    """Check every contract of the workspace against its playbooks: in the worker when one
+    runs (the page follows its progress), else here (seconds for a few hundred contracts,
+    from what ingestion stored); then back to the list."""
     try:
         user, workspace = _editor_workspace(request, slug)
     except RoleRequired as exc:
@@ -224,7 +231,11 @@ def flags_scan(request: HttpRequest, slug: str) -> HttpResponse:
             request,
             gettext("No playbook is assigned to this workspace: ask a firm admin to assign one."),
         )
-    for scan in scans:
+    if scans and live_clusters():
+        scans_run_later(scans=scans, language=translation.get_language())
+        messages.info(request, gettext("Scan queued: its progress shows below."))
+        return HttpResponseRedirect(_list_url(workspace, request.POST.get("back", "")))
+    for scan in scans:  # no worker running: checked here (seconds, from what is stored)
         done = scan_run(scan=scan)
         message = ngettext(
             "Scan with %(playbook)s v%(version)d: %(status)s, %(flags)d new flag.",

@@ -222,3 +222,38 @@ def test_the_xlsx_export_keeps_formula_like_text_as_text(brenalis_room, settings
     assert rows[0][0] == "Contrat" and rows[1][0] == "c01"
     reason = sheet.cell(row=2, column=10)
     assert reason.value == "=HYPERLINK(1)" and reason.data_type == "s"
+
+
+def test_with_a_worker_the_scan_is_queued_and_the_page_follows_it(
+    brenalis_room, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    from compliance.models import Scan
+    from compliance.tasks import scan_task
+
+    settings.OLLAMA_URL = "http://127.0.0.1:9"
+    slug = brenalis_room.workspace.slug
+    call_command(
+        "load_playbooks",
+        str(default_playbooks()[1]),
+        "--firm",
+        brenalis_room.workspace.firm.name,
+        "--assign",
+        slug,
+        stdout=StringIO(),
+    )
+    monkeypatch.setattr("compliance.views.live_clusters", lambda: ["a worker"])
+    client = login(brenalis_room.owner)
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        response = client.post(f"/w/{slug}/flags/scan/", {"back": ""})
+    assert response.status_code == 302 and len(queued) == 1
+    with workspace_scope(brenalis_room.workspace):
+        scan = Scan.objects.get(workspace=brenalis_room.workspace)
+    assert scan.status == "queued"
+    part = client.get(f"/w/{slug}/flags/?part=scan", HTTP_HX_REQUEST="true").content.decode()
+    assert 'hx-trigger="every 2s"' in part and "En file" in part
+    assert scan_task(workspace_id=scan.workspace_id, scan_id=scan.pk, language="fr") == "done"
+    assert scan_task(workspace_id=scan.workspace_id, scan_id=scan.pk, language="fr") == "done"
+    part = client.get(f"/w/{slug}/flags/?part=scan", HTTP_HX_REQUEST="true").content.decode()
+    assert "every 2s" not in part and "20 contrats vérifiés sur 20" in part
+    with workspace_scope(brenalis_room.workspace):
+        assert Flag.objects.filter(scan=scan).count() >= 7  # once: the second delivery did nothing
