@@ -8,6 +8,7 @@ chunk embeddings with the rule's wordings, encoded once per process.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 import unicodedata
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import regex
 from django.utils.translation import gettext
 
 from compliance.models import RuleKind
@@ -25,6 +27,15 @@ EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
 POSITION_MATCH = 0.80
 UNACCEPTABLE_MATCH = 0.85
+# A playbook's own patterns (regex rules, cues) run under these budgets, in seconds: a pattern
+# that backtracks without end (``(a+)+$``) gives up instead of holding the scan.
+REGEX_SECONDS = 0.25
+CUE_SECONDS = 0.05
+CUE_CHARS = 200
+
+
+class PatternTooSlow(Exception):
+    """A regex rule's pattern ran past its budget on an article."""
 
 
 @dataclass
@@ -71,6 +82,7 @@ class Timings:
 class Outcome:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # why a rule was not checked
+    too_slow: list[str] = field(default_factory=list)  # regex rules past their time budget
 
 
 def fold(text: str) -> str:
@@ -86,11 +98,16 @@ class CustomType:
     key: str
     centroid: Any  # normalised vector
     threshold: float
-    cue: re.Pattern[str] | None = None
+    cue: Any = None  # a compiled ``regex`` pattern
 
     def matches(self, article: Article) -> bool:
-        if self.cue is not None and self.cue.search(article.heading or article.text[:200]):
-            return True
+        if self.cue is not None:
+            opening = (article.heading or article.text)[:CUE_CHARS]
+            try:
+                if self.cue.search(opening, timeout=CUE_SECONDS):
+                    return True
+            except TimeoutError:
+                pass  # a cue too slow for this article: the embedding decides
         if article.embedding is None or len(article.embedding) != len(self.centroid):
             return False
         return float(np.dot(self.centroid, article.embedding)) >= self.threshold
@@ -105,7 +122,7 @@ def custom_types(
         vectors = np.asarray(encode(list(entry["examples"])), dtype=np.float32)
         centroid = vectors.mean(axis=0)
         centroid /= float(np.linalg.norm(centroid)) or 1.0
-        cue = re.compile(entry["cue"], re.IGNORECASE) if entry.get("cue") else None
+        cue = regex.compile(entry["cue"], regex.IGNORECASE) if entry.get("cue") else None
         threshold = entry.get("threshold")
         if threshold is None:
             threshold = learnt_threshold(vectors)
@@ -253,7 +270,11 @@ def _terms_found(rule: RuleView, article: Article) -> list[str]:
     text = fold(article.text)
     if rule.kind == RuleKind.KEYWORD:
         return [t for t in rule.params["terms"] if fold(t) in text]
-    return [m.group(0) for m in re.finditer(rule.params["pattern"], article.text)][:3]
+    try:
+        found = regex.finditer(rule.params["pattern"], article.text, timeout=REGEX_SECONDS)
+        return [m.group(0) for m in itertools.islice(found, 3)]
+    except TimeoutError:
+        raise PatternTooSlow(rule.key) from None
 
 
 def _text_rule(rule: RuleView, scope: list[Article]) -> list[Finding]:
@@ -341,7 +362,10 @@ def _check_rule(
         reason = gettext("The contract has a %(type)s clause.") % {"type": rule.clause_type}
         outcome.findings += [Finding(rule, a, reason) for a in scope[:1]]
     elif rule.kind in {RuleKind.KEYWORD, RuleKind.REGEX}:
-        outcome.findings += _text_rule(rule, scope)
+        try:
+            outcome.findings += _text_rule(rule, scope)
+        except PatternTooSlow:
+            outcome.too_slow.append(rule.key)
     elif rule.kind == RuleKind.THRESHOLD:
         outcome.findings += _threshold(rule, scope)
     elif rule.kind == RuleKind.POSITION:

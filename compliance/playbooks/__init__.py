@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import regex
 import yaml
 from django.utils.translation import gettext
 
@@ -133,10 +134,25 @@ class PlaybookInvalid(ValueError):
         self.problems = problems
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without aliases: ``*name`` can make a few lines stand for billions of values
+    (a "billion laughs"), which reading the values would expand."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                "aliases (*name) are not accepted",
+                self.peek_event().start_mark,  # type: ignore[no-untyped-call]
+            )
+        return super().compose_node(parent, index)
+
+
 def _lines(text: str) -> dict[int, int]:
     """The line (1-based) where each rule of ``rules`` starts, from the YAML nodes."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_NoAliasLoader)
     except yaml.YAMLError:
         return {}
     if not isinstance(root, yaml.MappingNode):
@@ -149,7 +165,7 @@ def _lines(text: str) -> dict[int, int]:
 
 def _load(text: str) -> Any:
     try:
-        return yaml.safe_load(text)  # JSON is read as the YAML it is a subset of
+        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader; JSON is YAML
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -266,10 +282,10 @@ def _params_problems(kind: str, params: dict[str, Any]) -> list[str]:  # noqa: C
         problems.append(gettext("terms: a list of words or phrases is required"))
     if kind == RuleKind.REGEX:
         try:
-            re.compile(str(params.get("pattern") or ""))
-            if not params.get("pattern"):
+            regex.compile(str(params.get("pattern") or ""))  # as the scan runs it
+            if not isinstance(params.get("pattern"), str) or not params["pattern"]:
                 problems.append(gettext("pattern is required"))
-        except re.error as exc:
+        except regex.error as exc:
             problems.append(
                 gettext("pattern is not a valid regular expression (%(why)s)") % {"why": exc}
             )

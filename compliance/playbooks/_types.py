@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import regex
 from django.utils.translation import gettext
 
 from documents.clause_types import KEYS
@@ -12,6 +13,7 @@ from documents.clause_types import KEYS
 _KEY = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
 MAX_EXAMPLES = 20
 MAX_EXAMPLE_CHARS = 4000
+MAX_TYPES = 50  # each type's examples are encoded at every scan
 
 
 def parse_clause_types(raw: Any) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
@@ -20,6 +22,8 @@ def parse_clause_types(raw: Any) -> tuple[list[dict[str, Any]], list[tuple[str, 
         return [], []
     if not isinstance(raw, list):
         return [], [("clause_types", gettext("a list of clause types"))]
+    if len(raw) > MAX_TYPES:
+        return [], [("clause_types", gettext("at most 50 clause types"))]
     types: list[dict[str, Any]] = []
     problems: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -66,8 +70,8 @@ def _problems(entry: dict[str, Any], key: str, seen: set[str]) -> list[str]:
         problems.append(gettext("unknown fields: %(fields)s") % {"fields": ", ".join(unknown)})
     if entry.get("cue"):
         try:
-            re.compile(str(entry["cue"]))
-        except re.error as exc:
+            regex.compile(str(entry["cue"]))  # as the scan runs it
+        except regex.error as exc:
             problems.append(gettext("cue is not a valid regular expression (%(why)s)")
                             % {"why": exc})  # fmt: skip
     threshold = entry.get("threshold")
