@@ -119,7 +119,10 @@ def _posted_text(request: HttpRequest) -> tuple[str, list[str]]:
     """The file's text (or the pasted one), or why it cannot be read."""
     upload = request.FILES.get("file")
     if upload is None:
-        return request.POST.get("text", ""), []
+        text = request.POST.get("text", "")
+        if len(text.encode()) > MAX_FILE_BYTES:
+            return "", [gettext("The file is over 1 MB.")]
+        return text, []
     if upload.size is None or upload.size > MAX_FILE_BYTES:
         return "", [gettext("The file is over 1 MB.")]
     try:

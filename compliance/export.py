@@ -68,7 +68,9 @@ def _text_cell(sheet: Any, value: Any) -> Any:
     if not isinstance(value, str):
         return value
     from openpyxl.cell import WriteOnlyCell
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
-    cell = WriteOnlyCell(sheet, value=value)
+    # Control characters (a PDF's form feed in an excerpt) are refused by the format.
+    cell = WriteOnlyCell(sheet, value=ILLEGAL_CHARACTERS_RE.sub(" ", value))
     cell.data_type = "s"
     return cell

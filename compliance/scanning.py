@@ -6,6 +6,7 @@ flags that cite the article. Each contract is committed on its own, so progress 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from functools import lru_cache
 from typing import Any
@@ -41,6 +42,8 @@ LLM_SYSTEM = (
     '"unclear", "quote": the clause\'s exact words that decide it, "explanation": one '
     "sentence}."
 )
+# Any spelling of the delimiter inside a clause (case, spaces, attributes) is defused.
+_DELIMITER = re.compile(r"<(\s*/?\s*)(clause\b[^>]*)>", re.IGNORECASE)
 LLM_SCHEMA = {
     "type": "object",
     "properties": {
@@ -72,7 +75,7 @@ class LlmAsker:
     def __call__(self, rule: RuleView, article: Article) -> Finding | None:
         if self.unavailable:
             return None
-        clause = article.text.replace("<clause>", "[clause]").replace("</clause>", "[/clause]")
+        clause = _DELIMITER.sub(r"[\1\2]", article.text)
         try:
             answer = chat_json(
                 model=str(settings.LEXROOM_LLM_MODEL),
@@ -131,6 +134,9 @@ def _store(scan: Scan, document: Document, rules: dict[str, Rule], findings: lis
     """Flags for the findings; one already open (or escalated) for the same rule, contract and
     article, from an earlier scan or version, is kept rather than raised twice."""
     raised = 0
+    # Two scans of one contract at once (two clicks, a tool call and the page) would both see
+    # no open flag and both raise one: the contract's row serialises them.
+    Document.objects.select_for_update().filter(pk=document.pk).first()
     for finding in findings:
         rule = rules[finding.rule.key]
         chunk_id = finding.article.chunk_id if finding.article else None
@@ -187,15 +193,17 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
         )
     by_key, views, asker = {r.key: r for r in rules}, _views(rules), LlmAsker()
     custom = custom_types(list(scan.playbook.clause_types), encode)
-    raised = 0
+    raised, too_slow = 0, set()
     for done, document in enumerate(documents, start=1):
         with workspace_scope(scan.workspace):
             began = time.perf_counter()
             articles = _articles(document)
             checked = time.perf_counter()
+            checked_rules = [view for view in views if view.key not in too_slow]
             outcome = check_contract(
-                views, articles, encode=encode, ask=asker, timings=timings, custom=custom
+                checked_rules, articles, encode=encode, ask=asker, timings=timings, custom=custom
             )
+            too_slow.update(outcome.too_slow)  # not tried again on the next contracts
             stored = time.perf_counter()
             raised += _store(scan, document, by_key, outcome.findings)
             if timings is not None:
@@ -208,6 +216,11 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
         notes.append(
             gettext("%(rules)s not checked: %(why)s")
             % {"rules": ", ".join(llm_rules), "why": asker.unavailable}
+        )
+    if too_slow:
+        notes.append(
+            gettext("%(rules)s not checked: the pattern takes too long on these contracts.")
+            % {"rules": ", ".join(sorted(too_slow))}
         )
     with workspace_scope(scan.workspace):
         Scan.objects.filter(pk=scan.pk).update(
