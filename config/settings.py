@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "documents",
     "search",
     "compliance",
+    "sources",
     "agents",
     "workspaces.admin_config.LexroomAdminConfig",  # django.contrib.admin, throttled login
     "django.contrib.auth",

@@ -1,0 +1,164 @@
+"""The only writes to the legal sources: imports, their index and their embeddings.
+
+Each code is imported in one transaction: a bad file leaves the code as it was. Re-importing
+updates rows in place (keyed by LEGIARTI id or number and start date), never duplicates them,
+and never forgets a text: a version known by its dates only keeps a text an earlier import
+stored for it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from sources.importing import CodeRecord, VersionRecord
+from sources.models import ArticleVersion, LegalCode
+from sources.references import renvois_rebuild
+
+Progress = Callable[[str], None]
+_UPDATED_FIELDS = (
+    "number",
+    "article_key",
+    "source_id",
+    "path",
+    "text",
+    "text_known",
+    "state",
+    "valid_from",
+    "valid_to",
+    "amended_by",
+    "position",
+)
+_TEXT, _PATH = _UPDATED_FIELDS.index("text"), _UPDATED_FIELDS.index("path")
+
+
+@dataclass
+class ImportReport:
+    code: str
+    title: str
+    articles: int
+    versions: int
+    created: int
+    updated: int
+    unchanged: int
+    skipped: int
+    renvois: int
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+@transaction.atomic
+def code_import(*, record: CodeRecord, snapshot_date: object = None) -> ImportReport:
+    """Store one code's versions (insert or update), re-index changed texts, extract their
+    renvois. Raises nothing on good records; the readers refuse bad input before this."""
+    started = time.perf_counter()
+    code, _ = LegalCode.objects.update_or_create(
+        slug=record.slug,
+        defaults={
+            "title": record.title,
+            "legi_id": record.legi_id,
+            "source_format": record.source_format,
+        },
+    )
+    versions, skipped = _unique_versions(record.versions)
+    existing = {v.version_key: v for v in ArticleVersion.objects.filter(code=code)}
+    created, updated, changed_ids = _upsert(code, versions, existing)
+    _index_texts(changed_ids)
+    renvois = renvois_rebuild(version_ids=changed_ids, code=code)
+    stored = ArticleVersion.objects.filter(code=code)
+    code.articles = stored.values("article_key").distinct().count()
+    code.versions = stored.count()
+    starts = [v.valid_from for v in versions if v.valid_from is not None]
+    code.valid_from = min([*starts, *([code.valid_from] if code.valid_from else [])], default=None)
+    code.snapshot_date = snapshot_date or record.snapshot_date or code.snapshot_date
+    code.imported_at = timezone.now()
+    code.save()
+    return ImportReport(
+        code=code.slug,
+        title=code.title,
+        articles=code.articles,
+        versions=len(versions),
+        created=created,
+        updated=updated,
+        unchanged=len(versions) - created - updated,
+        skipped=skipped,
+        renvois=renvois,
+        seconds=round(time.perf_counter() - started, 2),
+    )
+
+
+def _unique_versions(versions: list[VersionRecord]) -> tuple[list[VersionRecord], int]:
+    """Distinct keys (two annexes under one label get "#2"); empty windows dropped."""
+    seen: dict[str, int] = {}
+    kept: list[VersionRecord] = []
+    skipped = 0
+    for version in versions:
+        if version.valid_from and version.valid_to and version.valid_to <= version.valid_from:
+            skipped += 1
+            continue
+        count = seen.get(version.version_key, 0) + 1
+        seen[version.version_key] = count
+        if count > 1:
+            version.version_key = f"{version.version_key}#{count}"
+            version.article_key = f"{version.article_key}#{count}"
+        kept.append(version)
+    return kept, skipped
+
+
+def _upsert(
+    code: LegalCode, versions: list[VersionRecord], existing: dict[str, ArticleVersion]
+) -> tuple[int, int, list[int]]:
+    to_create: list[ArticleVersion] = []
+    to_update: list[ArticleVersion] = []
+    text_changed: list[ArticleVersion] = []
+    for record in versions:
+        row = existing.get(record.version_key)
+        if row is None:
+            row = ArticleVersion(code=code, version_key=record.version_key)
+            _copy(record, row)
+            to_create.append(row)
+            continue
+        if not record.text_known and row.text_known:
+            # The source no longer ships this version's text: keep the one stored.
+            record.text, record.text_known = row.text, True
+        before = [getattr(row, name) for name in _UPDATED_FIELDS]
+        _copy(record, row)
+        if [getattr(row, name) for name in _UPDATED_FIELDS] != before:
+            to_update.append(row)
+            if before[_TEXT] != row.text or before[_PATH] != row.path:
+                text_changed.append(row)
+    ArticleVersion.objects.bulk_create(to_create, batch_size=1000)
+    ArticleVersion.objects.bulk_update(to_update, _UPDATED_FIELDS, batch_size=1000)
+    if text_changed:
+        # A new text needs a new vector (and the old one must not be searched meanwhile).
+        ArticleVersion.objects.filter(pk__in=[r.pk for r in text_changed]).update(
+            embedding=None, embedding_model="", embedding_dim=None
+        )
+    changed = [row.pk for row in [*to_create, *text_changed]]
+    return len(to_create), len(to_update), changed
+
+
+def _copy(record: VersionRecord, row: ArticleVersion) -> None:
+    for name in _UPDATED_FIELDS:
+        setattr(row, name, getattr(record, name))
+
+
+def _index_texts(version_ids: list[int]) -> None:
+    """The French full-text vector of "Code > path > Article N" and the text."""
+    if not version_ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE sources_articleversion v SET search_vector = to_tsvector('french', "
+            "c.title || ' ' || coalesce((SELECT string_agg(p, ' ') "
+            "FROM jsonb_array_elements_text(v.path) AS p), '') "
+            "|| ' Article ' || v.number || ' ' || v.text) "
+            "FROM sources_legalcode c WHERE c.id = v.code_id AND v.id = ANY(%s)",
+            [version_ids],
+        )
