@@ -39,6 +39,8 @@ class LegalCode(models.Model):
     imported_at = models.DateTimeField(null=True, blank=True)
     articles = models.PositiveIntegerField(default=0)
     versions = models.PositiveIntegerField(default=0)
+    # The extractor that found the stored renvois: an import by a newer one re-reads them all.
+    renvois_version = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering: ClassVar[list[str]] = ["title"]

@@ -8,16 +8,20 @@ stored for it.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
-from sources.importing import CodeRecord, VersionRecord
+from documents.normalize import fold_accents
+from sources.importing import CodeRecord, ImportProblem, VersionRecord
 from sources.models import ArticleVersion, LegalCode
 from sources.references import renvois_rebuild
+from sources.renvois import EXTRACTOR_VERSION
 
 Progress = Callable[[str], None]
 _UPDATED_FIELDS = (
@@ -54,10 +58,30 @@ class ImportReport:
 
 
 @transaction.atomic
-def code_import(*, record: CodeRecord, snapshot_date: object = None) -> ImportReport:
+def code_import(
+    *, record: CodeRecord, snapshot_date: dt.date | None = None, replace: bool = False
+) -> ImportReport:
     """Store one code's versions (insert or update), re-index changed texts, extract their
-    renvois. Raises nothing on good records; the readers refuse bad input before this."""
+    renvois. ``replace`` first drops what an import from another format stored (version keys
+    of two formats never match: mixing them would put two texts in force at once)."""
     started = time.perf_counter()
+    previous = LegalCode.objects.filter(slug=record.slug).first()
+    if previous is not None and previous.source_format != record.source_format:
+        if not replace:
+            raise ImportProblem(
+                gettext(
+                    "%(code)s was imported from %(old)s; this file is %(new)s. "
+                    "Pass --replace to replace it (its versions are then all re-read)."
+                )
+                % {
+                    "code": previous.title,
+                    "old": previous.source_format,
+                    "new": record.source_format,
+                }
+            )
+        previous.article_versions.all().delete()
+        previous.valid_from = None
+        previous.save(update_fields=["valid_from"])
     code, _ = LegalCode.objects.update_or_create(
         slug=record.slug,
         defaults={
@@ -70,6 +94,9 @@ def code_import(*, record: CodeRecord, snapshot_date: object = None) -> ImportRe
     existing = {v.version_key: v for v in ArticleVersion.objects.filter(code=code)}
     created, updated, changed_ids = _upsert(code, versions, existing)
     _index_texts(changed_ids)
+    if code.renvois_version != EXTRACTOR_VERSION:
+        changed_ids = list(ArticleVersion.objects.filter(code=code).values_list("id", flat=True))
+        code.renvois_version = EXTRACTOR_VERSION
     renvois = renvois_rebuild(version_ids=changed_ids, code=code)
     stored = ArticleVersion.objects.filter(code=code)
     code.articles = stored.values("article_key").distinct().count()
@@ -150,15 +177,26 @@ def _copy(record: VersionRecord, row: ArticleVersion) -> None:
 
 
 def _index_texts(version_ids: list[int]) -> None:
-    """The French full-text vector of "Code > path > Article N" and the text."""
-    if not version_ids:
+    """The French full-text vector of "Code > path > Article N" and the text, accents folded
+    (the embedded Postgres has no ``unaccent``: queries are folded the same way)."""
+    rows = ArticleVersion.objects.filter(id__in=version_ids).select_related("code")
+    batch: list[ArticleVersion] = []
+    for row in rows.iterator(chunk_size=1000):
+        batch.append(row)
+        if len(batch) == 1000:
+            _index_batch(batch)
+            batch = []
+    _index_batch(batch)
+
+
+def _index_batch(rows: list[ArticleVersion]) -> None:
+    if not rows:
         return
+    ids = [row.pk for row in rows]
+    documents = [fold_accents(f"{row.heading}\n{row.text}") for row in rows]
     with connection.cursor() as cursor:
         cursor.execute(
-            "UPDATE sources_articleversion v SET search_vector = to_tsvector('french', "
-            "c.title || ' ' || coalesce((SELECT string_agg(p, ' ') "
-            "FROM jsonb_array_elements_text(v.path) AS p), '') "
-            "|| ' Article ' || v.number || ' ' || v.text) "
-            "FROM sources_legalcode c WHERE c.id = v.code_id AND v.id = ANY(%s)",
-            [version_ids],
+            "UPDATE sources_articleversion v SET search_vector = to_tsvector('french', d.doc) "
+            "FROM unnest(%s::bigint[], %s::text[]) AS d(id, doc) WHERE v.id = d.id",
+            [ids, documents],
         )

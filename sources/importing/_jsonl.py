@@ -169,14 +169,18 @@ def _version(
 def _repealed_only(
     code: CodeRecord, slug: str, history: dict[str, list[Event]], seen: set[str]
 ) -> None:
-    """Articles repealed before the snapshot: in the history, not in the JSONL."""
+    """Articles repealed before the snapshot: in the history, not in the JSONL. An article
+    missing from the snapshot is not in force at it, whatever its history's last event says:
+    only its closed windows are kept (an open one would be a ghost in force)."""
     position = len(code.versions)
     for file, events in sorted(history.items()):
         if f"/{slug}/" not in file or file in seen or not Path(file).stem.startswith("article-"):
             continue
         name = Path(file).stem.removeprefix("article-")
         number = stored_number(name)
-        windows = _windows(events, number, "", [], position)
+        windows = [w for w in _windows(events, number, "", [], position) if w.valid_to]
+        if not events or not windows:
+            continue
         for version in windows:
             version.text_known = False
         code.versions.extend(windows)
