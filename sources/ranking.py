@@ -1,0 +1,159 @@
+"""Search of the codes: BM25 over the French full-text index, cosine over the vectors, fused
+by reciprocal rank (``search.ranking.fuse``, the contracts' own fusion).
+
+Every arm ranks only the versions :func:`sources.selectors.versions_in_force` returns for the
+date asked: the window is in the SQL of each arm, never applied after ranking. SQL here is
+assembled from constants; every value is a bound parameter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from documents.normalize import fold_accents
+from search.ranking import ArmRow, embed_query, fuse
+from sources.models import ArticleVersion, LegalCode
+from sources.numbers import normalise_article_number
+from sources.selectors import versions_in_force
+
+MODES = ("hybrid", "fts", "vector")
+ARM_DEPTH = 100
+MAX_LIMIT = 50
+BM25_K1, BM25_B = 1.2, 0.75
+_NUMBER_IN_QUERY = re.compile(
+    r"\b(?:art(?:icle)?\.?\s*)?((?:L\.?\s?O|[LRDA])\.?\s?\*?\s?\d{1,4}(?:-\d{1,4}){1,3})\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class LegalHit:
+    version: ArticleVersion
+    score: float
+    arms: list[str] = field(default_factory=list)
+    fts_rank: float | None = None
+    vector_similarity: float | None = None
+
+
+def _pool_sql(as_of: dt.date, codes: Sequence[LegalCode] | None) -> tuple[str, list[Any]]:
+    """The ids of the versions in force: the selector's own SQL, as a subquery."""
+    query = versions_in_force(as_of=as_of, codes=codes).values("id").query
+    sql, params = query.sql_with_params()
+    return sql, list(params)
+
+
+def query_stems(query: str) -> list[str]:
+    """The query's French stems, stop words out, accents folded like the index."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('french', %s)))",
+            [fold_accents(query)[:2000]],
+        )
+        return sorted(str(row[0]) for row in cursor.fetchall())[:64]
+
+
+def _quote(stem: str) -> str:
+    return "'" + stem.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def fts_arm(
+    query: str, *, as_of: dt.date, codes: Sequence[LegalCode] | None, limit: int
+) -> list[ArmRow]:
+    """(version id, code id, BM25), best first, over the versions in force."""
+    stems = query_stems(query)
+    if not stems:
+        return []
+    pool, params = _pool_sql(as_of, codes)
+    # Already stems: a plain tsquery (``to_tsquery('french')`` would stem them again).
+    tsquery = " | ".join(_quote(stem) for stem in stems)
+    sql = (
+        f"WITH pool AS MATERIALIZED (SELECT v.id, v.code_id, v.search_vector "
+        f"  FROM sources_articleversion v WHERE v.id IN ({pool})),"
+        " stats AS (SELECT count(*)::float AS n, avg(length(search_vector))::float AS avgdl"
+        "  FROM pool),"
+        " hits AS (SELECT p.id, p.code_id, length(p.search_vector)::float AS dl, t.lexeme,"
+        "   coalesce(array_length(t.positions, 1), 1)::float AS tf"
+        "  FROM pool p, unnest(p.search_vector) AS t"
+        "  WHERE p.search_vector @@ %s::tsquery AND t.lexeme = ANY(%s)),"
+        " df AS (SELECT lexeme, count(DISTINCT id)::float AS df FROM hits GROUP BY lexeme)"
+        " SELECT h.id, h.code_id, sum("
+        "   ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))"
+        f"  * h.tf * {BM25_K1 + 1} / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl"
+        "   / greatest(s.avgdl, 1)))) AS score"
+        " FROM hits h JOIN df d USING (lexeme), stats s"
+        " GROUP BY h.id, h.code_id ORDER BY score DESC, h.id LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, tsquery, stems, limit])
+        return [(int(i), int(c), float(s)) for i, c, s in cursor.fetchall()]
+
+
+def vector_arm(
+    query: str, *, as_of: dt.date, codes: Sequence[LegalCode] | None, limit: int
+) -> list[ArmRow]:
+    """(version id, code id, cosine similarity), nearest first, over the embedded versions
+    in force (exact: a few tens of thousands of articles at most)."""
+    vector, dim, model = embed_query(query)
+    pool, params = _pool_sql(as_of, codes)
+    literal = "[" + ",".join(f"{x:.7f}" for x in vector) + "]"
+    distance = f"v.embedding::vector({int(dim)}) <=> %s::vector({int(dim)})"
+    sql = (
+        f"SELECT v.id, v.code_id, 1 - ({distance}) FROM sources_articleversion v "
+        f"WHERE v.id IN ({pool}) AND v.embedding_model = %s AND v.embedding_dim = {int(dim)} "
+        f"ORDER BY {distance} LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [literal, *params, model, literal, limit])
+        return [(int(i), int(c), float(s)) for i, c, s in cursor.fetchall()]
+
+
+def number_arm(query: str, *, as_of: dt.date, codes: Sequence[LegalCode] | None) -> list[ArmRow]:
+    """Articles whose number the query writes ("article L1234-9"): a lawyer's exact ask."""
+    numbers = {normalise_article_number(m) for m in _NUMBER_IN_QUERY.findall(query)}
+    numbers.discard(None)
+    if not numbers:
+        return []
+    rows = versions_in_force(as_of=as_of, codes=codes).filter(number__in=numbers)
+    return [(v.id, v.code_id, 1.0) for v in rows.only("id", "code_id")[:20]]
+
+
+def search_articles(
+    *,
+    query: str,
+    as_of: dt.date,
+    codes: Sequence[LegalCode] | None = None,
+    limit: int = 10,
+    mode: str = "hybrid",
+) -> list[LegalHit]:
+    """The articles in force on ``as_of`` best matching ``query``, best first."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    limit = max(1, min(int(limit), MAX_LIMIT))
+    depth = max(ARM_DEPTH, limit)
+    arms: dict[str, list[ArmRow]] = {}
+    numbers = number_arm(query, as_of=as_of, codes=codes) if mode == "hybrid" else []
+    if numbers:
+        arms["reference"] = numbers
+    if mode in {"hybrid", "fts"}:
+        arms["fts"] = fts_arm(query, as_of=as_of, codes=codes, limit=depth)
+    if mode in {"hybrid", "vector"}:
+        arms["vector"] = vector_arm(query, as_of=as_of, codes=codes, limit=depth)
+    fused = fuse(arms)[:limit]
+    rows = ArticleVersion.objects.select_related("code").in_bulk([h.chunk_id for h in fused])
+    return [
+        LegalHit(
+            version=rows[hit.chunk_id],
+            score=hit.score,
+            arms=hit.arms,
+            fts_rank=hit.fts_rank,
+            vector_similarity=hit.vector_similarity,
+        )
+        for hit in fused
+        if hit.chunk_id in rows
+    ]
