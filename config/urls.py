@@ -26,6 +26,7 @@ urlpatterns = [
     path("", include("search.urls")),
     path("", include("agents.urls")),
     path("", include("compliance.urls")),
+    path("", include("sources.urls")),
     path("", include("workspaces.urls")),
     path("", include("agents.urls")),
 ]

@@ -34,6 +34,7 @@ from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store
 from tests.conftest import Room
 from tests.factories import UserFactory
+from tests.sources.factories import import_demo
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.services import workspace_create
 from workspaces.tenancy import firm_scope, tenant_bypass, workspace_scope
@@ -185,6 +186,9 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/flags/export.xlsx": PAGE_MEMBER,
     "w/<slug:slug>/flags/scan/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
     "w/<slug:slug>/flags/<int:flag_id>/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
+    # The French codes: public law, any signed-in user, session only (a bearer is ignored).
+    "codes/": PAGE_ANY_USER,
+    "codes/<str:code>/<str:number>/": PAGE_ANY_USER,
     "admin/": ADMIN,
     "admin/login/": ADMIN_LOGIN,
     "admin/logout/": ADMIN_LOGOUT,
@@ -238,6 +242,10 @@ TOOLS: dict[str, dict[str, str]] = {
     "list_flags": TOOL_READ,
     "update_flag": TOOL_EDITOR_WRITE,  # "open" again on an open flag: a note in its history
     "ask": TOOL_READ,  # the agent: read-only tokens too (their write calls are refused)
+    # The codes: public law, no workspace, read-only: any valid token or session.
+    "search_legal_codes": TOOL_NO_WORKSPACE,
+    "get_article": TOOL_NO_WORKSPACE,
+    "follow_renvois": TOOL_NO_WORKSPACE,
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "list_workspaces": {},
@@ -251,6 +259,9 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "scan_contract": {"workspace": "deal-alpha", "contract_id": "c01"},
     "update_flag": {"workspace": "deal-alpha", "flag_id": "<flag>", "status": "open",
                     "note": "vu"},
+    "search_legal_codes": {"query": "préavis", "as_of": "2017-01-01"},
+    "get_article": {"code": "code-des-essais", "number": "L. 101-1", "as_of": "2017-01-01"},
+    "follow_renvois": {"code": "code-des-essais", "number": "L101-2", "depth": 2},
 }  # fmt: skip
 
 # Requests that are not a plain GET.
@@ -362,6 +373,7 @@ def world(room: Room) -> World:
         )  # fmt: skip
     assert entity is not None and event is not None and chunk is not None
     flag = _a_flag(room, document, chunk)
+    import_demo()  # an invented code, for the codes' pages and tools
     # Install-wide rows only superusers may see (existing, so the admin checks permissions).
     group = Group.objects.create(name="Partners")
     now = timezone.now()
@@ -428,6 +440,8 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
         "<int:playbook_id>": str(world.objects["compliance/playbook"]),
         "<int:turn_id>": str(world.objects["turn"]),
         "<int:flag_id>": str(world.objects["flag"]),
+        "<str:code>": "code-des-essais",
+        "<str:number>": "L101-1",
     }
     url = "/" + route
     for placeholder, value in values.items():

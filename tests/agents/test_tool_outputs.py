@@ -20,6 +20,7 @@ from agents.tools.registry import AnyObject
 from compliance.playbooks import default_playbooks
 from documents.services import workspace_purge_throwaway
 from tests.conftest import shared_data
+from tests.sources.factories import import_demo
 from workspaces.models import User, Workspace
 
 pytestmark = pytest.mark.django_db
@@ -80,6 +81,12 @@ def _with_playbook(room: Brenalis, arguments: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
+def _with_code(arguments: dict[str, Any]) -> dict[str, Any]:
+    """An invented code imported (idempotent), for the codes' tools."""
+    import_demo()
+    return arguments
+
+
 def _chunks(room: Brenalis) -> list[int]:
     return [article["chunk_id"] for article in room.seen["get_contract"]["articles"][:2]]
 
@@ -130,6 +137,17 @@ CASES: dict[str, list[Arguments]] = {
             "status": "escalated",
             "note": "Voir l'associé",
         },
+    ],
+    "search_legal_codes": [
+        lambda room: _with_code({"query": "délai de préavis", "as_of": "2017-01-01"}),
+        lambda room: {"query": "quittance", "codes": ["Code des essais"], "limit": 1},
+    ],
+    "get_article": [
+        lambda room: _with_code({"code": "code-des-essais", "number": "L. 101-2"}),
+        lambda room: {"code": "code-des-essais", "number": "L101-3", "include_repealed": True},
+    ],
+    "follow_renvois": [
+        lambda room: _with_code({"code": "code-des-essais", "number": "L101-2", "depth": 2}),
     ],
 }
 
