@@ -134,6 +134,8 @@ def search_articles(
     """The articles in force on ``as_of`` best matching ``query``, best first."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    if codes is not None and not codes:
+        return []  # no code imported (or none asked): nothing to rank
     limit = max(1, min(int(limit), MAX_LIMIT))
     depth = max(ARM_DEPTH, limit)
     arms: dict[str, list[ArmRow]] = {}

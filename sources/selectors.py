@@ -182,3 +182,15 @@ def article_history(version: ArticleVersion) -> list[ArticleVersion]:
 
 def _iso(day: dt.date | None) -> str | None:
     return day.isoformat() if day else None
+
+
+def versions_existing(version_ids: Iterable[int]) -> set[int]:
+    """Which of these versions are still stored (a re-import with --replace drops rows)."""
+    return set(ArticleVersion.objects.filter(pk__in=list(version_ids)).values_list("pk", flat=True))
+
+
+def version_texts(version_ids: Iterable[int]) -> list[str]:
+    """The stored texts of these versions (the quotes of an answer are checked against them)."""
+    return list(
+        ArticleVersion.objects.filter(pk__in=list(version_ids)).values_list("text", flat=True)
+    )

@@ -21,12 +21,16 @@ from agents.chat._answer import (
 )
 from agents.chat._sources import Source, SourceBook
 from agents.selectors import cited_texts, existing_citations, workspace_owner_names
+from sources.selectors import version_texts, versions_existing
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 
 
 def source_link(workspace: Workspace, source: Source) -> str:
-    """The document viewer at the cited article (or at the contract's top)."""
+    """The document viewer at the cited article (or at the contract's top); the Codes page
+    at the article's version, for the law."""
+    if source.kind == "law":
+        return source.url or ""
     url = reverse("document_detail", args=[workspace.slug, source.contract_id])
     if source.chunk_id is not None:
         url += f"?article={source.chunk_id}#chunk-{source.chunk_id}"
@@ -64,15 +68,20 @@ def abstention(workspace: Workspace, missing: str) -> Draft:
 
 
 def _dangling(workspace: Workspace, book: SourceBook, numbers: list[int]) -> list[int]:
-    """Cited numbers whose article or contract is no longer in the workspace."""
-    sources = [s for n in numbers if (s := book.get(n)) is not None]
+    """Cited numbers whose article or contract is no longer in the workspace (or, for the
+    law, whose version is no longer stored)."""
+    everything = [s for n in numbers if (s := book.get(n)) is not None]
+    law = [s for s in everything if s.kind == "law"]
+    stored_law = versions_existing(s.version_id for s in law if s.version_id is not None)
+    gone = [s.n for s in law if s.version_id not in stored_law]
+    sources = [s for s in everything if s.kind != "law"]
     with workspace_scope(workspace):
         chunks, contracts = existing_citations(
             workspace=workspace,
             chunk_ids=[s.chunk_id for s in sources if s.chunk_id is not None],
             contract_ids=[s.contract_id for s in sources if s.chunk_id is None],
         )
-    return [
+    return gone + [
         s.n
         for s in sources
         if (s.chunk_id not in chunks if s.chunk_id is not None else s.contract_id not in contracts)
@@ -94,13 +103,15 @@ def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, An
         if draft.confidence != "abstain" and not cited_numbers(draft):
             draft = abstention(workspace, _gone())
     numbers = cited_numbers(draft)
-    sources = [s for n in numbers if (s := book.get(n)) is not None]
+    cited = [s for n in numbers if (s := book.get(n)) is not None]
+    sources = [s for s in cited if s.kind != "law"]
     with workspace_scope(workspace):
         stored = cited_texts(
             workspace=workspace,
             chunk_ids=[s.chunk_id for s in sources if s.chunk_id is not None],
             contract_ids=[s.contract_id for s in sources if s.chunk_id is None],
         )
+    stored += version_texts(s.version_id for s in cited if s.version_id is not None)
     text, quotes = verify_quotes(draft.answer, stored)
     checks["quotes"] = asdict(quotes)
     gaps = listing_gaps(draft, book)

@@ -33,6 +33,9 @@ class Source:
     chunk_id: int | None = None
     heading: str | None = None
     page: int | None = None
+    # kind "law": an article of a code (sources.ArticleVersion), read at the turn's date.
+    version_id: int | None = None
+    url: str | None = None
 
 
 @dataclass
@@ -53,11 +56,34 @@ class SourceBook:
 
     def _find(self, kind: str, key: str | int) -> Source | None:
         for source in self.sources:
-            if source.kind == kind and (
-                source.chunk_id == key if kind == "article" else source.contract_id == key
-            ):
+            if source.kind != kind:
+                continue
+            if kind == "law":
+                if source.version_id == key:
+                    return source
+            elif (source.chunk_id if kind == "article" else source.contract_id) == key:
                 return source
         return None
+
+    def law(self, item: dict[str, Any]) -> int | None:
+        """An article of a code (a search hit, an article read, a renvoi's target)."""
+        found = self._find("law", int(item["version_id"]))
+        if found is not None:
+            return found.n
+        if sum(source.kind != "contract" for source in self.sources) >= self.max_articles:
+            return None
+        validity = _validity(item.get("valid_from"), item.get("valid_to"))
+        source = Source(
+            len(self.sources) + 1,
+            "law",
+            "",
+            str(item.get("code_title") or item.get("code") or ""),
+            heading=f"art. {item['number']}" + (f" ({validity})" if validity else ""),
+            version_id=int(item["version_id"]),
+            url=str(item.get("url") or ""),
+        )
+        self.sources.append(source)
+        return source.n
 
     def contract(self, contract_id: str, title: str) -> int:
         found = self._find("contract", contract_id)
@@ -90,6 +116,8 @@ class SourceBook:
         return self.sources[n - 1] if 1 <= n <= len(self.sources) else None
 
     def label(self, source: Source) -> str:
+        if source.kind == "law":
+            return ", ".join(p for p in (source.title, source.heading) if p)
         parts = [source.contract_id, *([source.title] if source.title else [])]
         if source.heading:
             parts.append(source.heading)
@@ -114,6 +142,14 @@ class SourceBook:
             int(state.get("max_articles", 30)),
             [Listing(**listing) for listing in state.get("listings", [])],
         )
+
+
+def _validity(valid_from: Any, valid_to: Any) -> str:
+    if valid_from and valid_to:
+        return f"{valid_from} → {valid_to}"
+    if valid_from:
+        return f"since {valid_from}"
+    return f"until {valid_to}" if valid_to else ""
 
 
 def _party_names(record: dict[str, Any]) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
+from agents.chat._law import LAW_TOOLS, graph_view, law_view, to_follow
 from agents.chat._sources import (
     SourceBook,
     contract_view,
@@ -30,9 +31,12 @@ NOT_OFFERED = frozenset({"ask", "list_workspaces"})
 
 
 def agent_tools() -> list[Tool]:
+    """The workspace's tools and the French codes' (public law, the same for every room)."""
     _load()
     return [
-        tool for name, tool in REGISTRY.items() if name not in NOT_OFFERED and tool.needs_workspace
+        tool
+        for name, tool in REGISTRY.items()
+        if name not in NOT_OFFERED and (tool.needs_workspace or name in LAW_TOOLS)
     ]
 
 
@@ -88,8 +92,12 @@ def needs_approval(caller: Caller, name: str) -> bool:
 def arguments_as_run(caller: Caller, name: str, proposed: dict[str, Any]) -> dict[str, Any]:
     """The call's arguments as the code runs them: the conversation's workspace, the
     user's words as a search's query."""
-    arguments = {**proposed, "workspace": caller.workspace.slug}
-    if name == "search_data_room" and proposed.get("query"):
+    arguments = {**proposed}
+    if name in LAW_TOOLS:
+        arguments.pop("workspace", None)  # public law: no workspace
+    else:
+        arguments["workspace"] = caller.workspace.slug
+    if name in {"search_data_room", "search_legal_codes"} and proposed.get("query"):
         # A question may be longer than a query: its start is what the search reads.
         arguments["query"] = caller.question[:MAX_QUERY_CHARS]
     return arguments
@@ -133,7 +141,22 @@ def run_tool(caller: Caller, book: SourceBook, name: str, proposed: dict[str, An
         body = exc.as_dict()
         return Outcome(tool_message(name, body), None, error=exc.kind, arguments=arguments)
     view, count, excluded = _view(book, name, content, arguments)
+    if name == "search_legal_codes":
+        view["renvois_followed"] = _follow(caller, book, content)
     return Outcome(tool_message(name, view), count, excluded, arguments=arguments)
+
+
+def _follow(caller: Caller, book: SourceBook, content: dict[str, Any]) -> list[dict[str, Any]]:
+    """The renvois of the search's best hits, followed by the code (two hops) before any
+    draft: the model reads the articles the law points to, numbered, not its memory of them."""
+    graphs = []
+    for arguments in to_follow(content):
+        try:
+            graph = _call(caller, "follow_renvois", arguments)
+        except ToolError:
+            continue  # the hit was read a moment ago; a failure here only means fewer sources
+        graphs.append(graph_view(book, graph))
+    return graphs
 
 
 def _view(
@@ -147,6 +170,9 @@ def _view(
         return contract_view(book, content), len(content.get("articles", [])), 0
     if name == "find_duplicates":
         return duplicates_view(book, content), int(content["total_groups"]), 0
+    if name in LAW_TOOLS:
+        view, count = law_view(book, name, content)
+        return view, count, 0
     if name == "rate_result":  # the rated article is a source the answer may cite
         n = book.article(content["contract_id"], "", {"chunk_id": content["chunk_id"]})
         return {**content, "n": n}, 1, 0

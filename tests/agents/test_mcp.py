@@ -42,7 +42,9 @@ from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Document
 from documents.pipeline import run_in_process, store_files
 from documents.services import workspace_purge_throwaway
+from sources.models import LegalCode
 from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
+from tests.sources.factories import import_demo
 from workspaces.models import PersonalToken, Role, User, Workspace
 from workspaces.tenancy import firm_scope, workspace_scope
 from workspaces.tokens import token_create, token_revoke
@@ -63,6 +65,9 @@ TOOLS = {
     "scan_contract",
     "list_flags",
     "update_flag",
+    "search_legal_codes",
+    "get_article",
+    "follow_renvois",
 }
 ACCEPT = "application/json, text/event-stream"
 CONTRACTS_A = {
@@ -178,6 +183,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Worl
             with override_settings(
                 LEXROOM_TOOL_RATE_PER_MINUTE=0, ALLOWED_HOSTS=["127.0.0.1", "localhost"]
             ):
+                import_demo()  # an invented code (committed: the server reads it)
                 yield World(
                     f"http://127.0.0.1:{port}/mcp",
                     user_a,
@@ -194,6 +200,7 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Worl
             thread.join(timeout=10)
             _remove(workspace_a)
             _remove(workspace_b)
+            LegalCode.objects.filter(slug="code-des-essais").delete()
 
 
 def _session(url: str, token: str, mode: str = "auto") -> Client:
@@ -286,6 +293,9 @@ def test_tools_list_publishes_output_schemas_and_calls_return_structured_content
         ("scan_contract", {"contract_id": "c01"}),
         ("list_flags", {}),
         ("update_flag", {"flag_id": world.flag_a, "status": "escalated", "note": "Associé"}),
+        ("search_legal_codes", {"query": "délai de préavis", "as_of": "2017-01-01"}),
+        ("get_article", {"code": "Code des essais", "number": "art. L. 101-2"}),
+        ("follow_renvois", {"code": "code-des-essais", "number": "L101-2", "depth": 2}),
     ]
 
     async def run() -> tuple[Any, list[Any]]:

@@ -73,6 +73,9 @@ def test_definitions_are_flat_for_small_models():
         "scan_contract",
         "list_flags",
         "update_flag",
+        "search_legal_codes",
+        "get_article",
+        "follow_renvois",
     }
     assert definitions["rate_result"]["annotations"] == {"readOnlyHint": False}
     text = json.dumps(definitions)

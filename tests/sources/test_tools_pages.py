@@ -154,3 +154,8 @@ def test_pages_need_a_session_and_ignore_bearer_tokens(room, codes):
     _token, raw = token_create(user=room.owner, name="t", read_only=True)
     with_token = anonymous.get("/codes/", HTTP_AUTHORIZATION=f"Bearer {raw}")
     assert with_token.status_code == 302
+
+
+def test_search_with_no_code_imported_is_empty_not_an_error(room):
+    body = _tool(room, "search_legal_codes", query="préavis")
+    assert body["results"] == [] and body["codes_searched"] == []

@@ -1,0 +1,97 @@
+"""The French codes as the agent reads them: every article a legal tool returns gets a source
+number, like a contract's article, and a search's best hits have their renvois followed by
+the code (up to two hops) before the model drafts, so an answer on the law reads the articles
+the law itself points to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.chat._sources import SourceBook
+
+LAW_TEXT_CHARS = 2400  # of an article read (get_article, a renvoi's target)
+EXCERPT_CHARS = 600  # of a search hit
+AUTO_FOLLOW_HITS = 2  # the search hits whose renvois the code follows
+AUTO_FOLLOW_DEPTH = 2
+LAW_TOOLS = frozenset({"search_legal_codes", "get_article", "follow_renvois"})
+
+
+def _article(book: SourceBook, item: dict[str, Any], key: str, chars: int) -> dict[str, Any]:
+    n = book.law(item)
+    if n is None:
+        return {"n": None, "note": "not numbered: too many sources already"}
+    return {
+        "n": n,
+        "code": item.get("code_title") or item.get("code"),
+        "number": item["number"],
+        "path": item.get("path", []),
+        "valid_from": item.get("valid_from"),
+        "valid_to": item.get("valid_to"),
+        key: str(item.get(key) or "")[:chars],
+    }
+
+
+def search_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "as_of": result["as_of"],
+        "articles": [_article(book, hit, "excerpt", EXCERPT_CHARS) for hit in result["results"]],
+        "warnings": result.get("warnings", []),
+    }
+
+
+def article_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
+    article = result["article"]
+    view = _article(book, article, "text", LAW_TEXT_CHARS)
+    view["versions"] = [
+        {"valid_from": v["valid_from"], "valid_to": v["valid_to"], "state": v["state"]}
+        for v in article.get("history", [])
+    ]
+    view["renvois"] = [
+        {
+            "raw": renvoi["raw"],
+            "precision": renvoi.get("precision"),
+            "unresolved": renvoi.get("unresolved"),
+            "targets": [_article(book, t, "heading", 200) for t in renvoi.get("targets", [])],
+        }
+        for renvoi in article.get("renvois", [])
+    ]
+    view["cited_by"] = [f"{c['code_title']}, {c['number']}" for c in article.get("cited_by", [])]
+    return {"as_of": result["as_of"], "article": view, "warnings": result.get("warnings", [])}
+
+
+def graph_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "as_of": result["as_of"],
+        "root": _article(book, result["root"], "text", LAW_TEXT_CHARS),
+        "referenced": [
+            {**_article(book, item, "text", LAW_TEXT_CHARS), "hops": item["hops"]}
+            for item in result["articles"]
+        ],
+        "unresolved": [
+            {"from": u["from"], "raw": u["raw"], "why": u["unresolved"]}
+            for u in result["unresolved"]
+        ],
+        "truncated": result["truncated"],
+    }
+
+
+def law_view(book: SourceBook, name: str, content: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    if name == "search_legal_codes":
+        return search_view(book, content), len(content["results"])
+    if name == "get_article":
+        return article_view(book, content), 1
+    return graph_view(book, content), len(content["articles"])
+
+
+def to_follow(content: dict[str, Any]) -> list[dict[str, Any]]:
+    """The follow_renvois calls the code makes after a search: its best hits, two hops."""
+    return [
+        {
+            "code": hit["code"],
+            "number": hit["number"],
+            "as_of": content["as_of"],
+            "depth": AUTO_FOLLOW_DEPTH,
+        }
+        for hit in content["results"][:AUTO_FOLLOW_HITS]
+    ]
