@@ -39,6 +39,9 @@ install: $(VENV)/.installed
 run: install .env
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py demo_setup
+	@# A small current code from the npm registry, once; without npm or the network, said and skipped.
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py fetch_legal_codes --if-missing \
+	  || echo "No French code fetched (see above); import some later: README, French codes."
 	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) exec ./bin/serve
 
 test: install
