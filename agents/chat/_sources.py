@@ -145,11 +145,10 @@ class SourceBook:
 
 
 def _validity(valid_from: Any, valid_to: Any) -> str:
-    if valid_from and valid_to:
-        return f"{valid_from} → {valid_to}"
-    if valid_from:
-        return f"since {valid_from}"
-    return f"until {valid_to}" if valid_to else ""
+    """The version's window, language-neutral: "2016-03-01 →", "2010-01-01 → 2016-03-01"."""
+    if not valid_from and not valid_to:
+        return ""
+    return f"{valid_from or ''} → {valid_to or ''}".strip()
 
 
 def _party_names(record: dict[str, Any]) -> list[str]:

@@ -90,7 +90,7 @@ def test_a_law_answer_reads_renvois_two_hops_and_cites_articles(brenalis_room, o
         "/codes/code-civil/1240/?as_of=2017-01-01",
         "/codes/code-des-essais/L101-2/?as_of=2017-01-01",
     ]
-    assert "[Code des essais, art. L101-2 (since 2010-01-01)]" in answer["answer"]
+    assert "[Code des essais, art. L101-2 (2010-01-01 →)]" in answer["answer"]
     assert answer["checks"]["quotes"]["verified"] == [QUOTE]
 
 
