@@ -16,6 +16,7 @@ from sources.renvois._patterns import (
     PRECISION_AFTER_RE,
     PRECISION_BEFORE_RE,
     QUANTITY_RE,
+    SAME_ARTICLE_RE,
     STANDALONE_TEXT_RE,
     TEXT_NAME_RE,
     TRIGGER_RE,
@@ -76,6 +77,7 @@ class _Scanner:
         self.catalogued: list[tuple[int, str]] | None = None
         self.last_unknown: tuple[int, str] | None = None
         self.last_text = ""
+        self.last_target: _Target | None = None
         self.covered: list[tuple[int, int]] = []
 
     def run(self) -> list[Mention]:
@@ -99,8 +101,17 @@ class _Scanner:
         precision_after = after["precision"] if after else ""
         filler = FILLER_RE.match(self.text, after.end() if after else tail)
         target = self._designation(filler.end() if filler else tail)
+        if (
+            target is None
+            and self.last_target
+            and SAME_ARTICLE_RE.search(self.text, max(0, start - 12), start)
+        ):
+            # "du même article 7-2": the code or text of the reference before it.
+            last = self.last_target
+            target = _Target(last.kind, last.code, tail, last.code_named, last.text)
         if target is None:
             target = self._implicit_target(start, items[0].number, tail)
+        self.last_target = target
         self.covered.append((start, target.end))
         mentions = self._mentions(items, start, target)
         mentions[0].precision = self._precision_before(start)

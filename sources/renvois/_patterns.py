@@ -9,7 +9,7 @@ import re
 NUMBER = (
     r"(?:(?:L\.?\s?O|[LRDA])\s?\.?\s?\*{0,2}\s?)?\d{1,5}(?:[-\u2011]\d{1,5}){0,4}(?:er)?"
     r"(?:\s(?:[A-Z](?![\w'\u2019])|bis|ter|quater|quinquies|sexies|septies|octies|nonies|decies)\b)?"
-    r"(?![°\w])"
+    r"(?![°\w'\u2019])"
 )
 NUMBER_RE = re.compile(NUMBER)
 
@@ -62,7 +62,7 @@ FILLER_RE = re.compile(
 
 _STRUCTURE = r"(?:section|sous-section|chapitre|titre|livre|partie|paragraphe|sous-paragraphe)"
 _TEXT_WORD = (
-    r"loi|décret|ordonnance|constitution|règlement|directive|convention|traité|charte|"
+    r"loi|décret|ordonnance|constitution|règlement|directive|décision|convention|traité|charte|"
     r"protocole|arrêté|accord|annexe|délibération"
 )
 # What an enumeration belongs to: "du présent code", "du code de la consommation",
@@ -72,7 +72,8 @@ DESIGNATION_RE = re.compile(
     rf"(?:du|de\s+la)\s+présente?\s+(?P<present>code|{_STRUCTURE})\b"
     r"|(?P<same>du\s+même\s+code|du\s+code\s+précité|de\s+ce\s+code|dudit\s+code)\b"
     r"|(?:du|des)\s+(?:nouveau\s+)?(?P<code>codes?|livre\s+des\s+procédures\s+fiscales)\b"
-    rf"|(?:(?:du|de\s+la|des|de)\s+|de\s+l['\u2019]\s*)(?:(?P<same_text>même|ladite|ledit)\s+)?"
+    rf"|(?:(?:du|de\s+la|des|de)\s+|de\s+l['\u2019]\s*)(?:(?:ce|cette)\s+)?"
+    rf"(?:(?P<same_text>même|ladite|ledit)\s+)?"
     rf"(?P<text>{_TEXT_WORD})\b"
     r")",
     re.IGNORECASE,
@@ -98,6 +99,9 @@ STANDALONE_TEXT_RE = re.compile(
     rf"(?:{_TEXT_NUMBER}(?:{_DATE})?|{_DATE})",
     re.IGNORECASE,
 )
+
+# "du même article 7-2", "au même article": the article belongs to the last one named.
+SAME_ARTICLE_RE = re.compile(r"\bm[êe]mes?\s+$", re.IGNORECASE)
 
 # "code" where a code's name may start (for "du même code" after a name written without an
 # article before it).

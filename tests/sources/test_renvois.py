@@ -27,7 +27,34 @@ def pairs(text: str, present: str | None = HERE) -> list[tuple[str, str, str | N
 
 
 def test_extractor_version_is_an_int() -> None:
-    assert EXTRACTOR_VERSION == 1
+    assert isinstance(EXTRACTOR_VERSION, int) and EXTRACTOR_VERSION >= 1
+
+
+def test_same_article_belongs_to_the_text_or_code_named_before() -> None:
+    found = refs(
+        "Au sens de l'article 2 de la loi n° 2001-12 du 3 mai 2001 et du même article 4, "
+        "puis de l'article L. 10 du code civil et de l'article L. 11 du même code."
+    )
+    assert [(m.kind, m.number, m.code) for m in found] == [
+        ("text", "2", None),
+        ("text", "4", None),
+        ("article", "L10", CIVIL),
+        ("article", "L11", CIVIL),
+    ]
+    assert found[1].unresolved_text == "loi n° 2001-12 du 3 mai 2001"
+
+
+def test_articles_of_a_decision_or_of_this_same_decree_are_texts() -> None:
+    assert pairs("Voir les articles 2 et suivants de la décision 2010/12/UE.")[0][0] == "text"
+    found = pairs("Sauf les articles 17 à 19 de ce même décret.")
+    assert found == [("text", "17", None)]
+
+
+def test_a_number_glued_to_an_apostrophe_is_no_article() -> None:
+    # "1'huissier" is a typo for "l'huissier", not an enumeration's second article.
+    assert pairs("En application de l'article L. 45-1,1'huissier procède.") == [
+        ("article", "L45-1", HERE)
+    ]
 
 
 def test_single_article_keeps_offsets_and_belongs_to_the_present_code() -> None:
