@@ -38,6 +38,8 @@ def article_ref(version: ArticleVersion, as_of: dt.date | None = None) -> dict[s
         "valid_to": _iso(version.valid_to),
         "state": version.state,
         "source_id": version.source_id or None,
+        # False: the source gives this version's dates, not its text ("text" is empty).
+        "text_known": version.text_known,
         "url": article_url(version, as_of),
     }
 
@@ -80,8 +82,18 @@ def renvoi_entries(resolved: list[ResolvedRenvoi], as_of: dt.date) -> list[dict[
     return entries
 
 
+def reading_date(version: ArticleVersion, as_of: dt.date) -> dt.date:
+    """The date a version is read at: ``as_of``, or, for a repealed article's last version
+    shown after its end, its last day in force (its renvois are resolved then, and its link
+    opens it without asking for repealed articles)."""
+    if version.valid_to is not None and version.valid_to <= as_of:
+        return version.valid_to - dt.timedelta(days=1)
+    return as_of
+
+
 def article_view(version: ArticleVersion, as_of: dt.date) -> dict[str, Any]:
     """The version with its text, history, outgoing renvois and citing articles."""
+    as_of = reading_date(version, as_of)
     return {
         **article_ref(version, as_of),
         "text": version.text,

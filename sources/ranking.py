@@ -9,6 +9,7 @@ assembled from constants; every value is a bound parameter.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,18 +17,22 @@ from typing import Any
 
 from django.db import connection
 
+from documents.embeddings import ModelUnavailable
 from documents.normalize import fold_accents
 from search.ranking import ArmRow, embed_query, fuse
 from sources.models import ArticleVersion, LegalCode
 from sources.numbers import normalise_article_number
 from sources.selectors import versions_in_force
 
+logger = logging.getLogger(__name__)
 MODES = ("hybrid", "fts", "vector")
 ARM_DEPTH = 100
 MAX_LIMIT = 50
 BM25_K1, BM25_B = 1.2, 0.75
 _NUMBER_IN_QUERY = re.compile(
-    r"\b(?:art(?:icle)?\.?\s*)?((?:L\.?\s?O|[LRDA])\.?\s?\*?\s?\d{1,4}(?:-\d{1,4}){1,3})\b",
+    r"\b(?:art(?:icle)?\.?\s*)?((?:L\.?\s?O|[LRDA])\.?\s?\*?\s?\d{1,4}(?:-\d{1,4}){1,3})\b"
+    # "article 1240": a bare number, only after the word (else any figure would be one).
+    r"|\bart(?:icle)?\.?\s*(\d{1,4}(?:-\d{1,4}){0,3})\b",
     re.IGNORECASE,
 )
 
@@ -43,7 +48,7 @@ class LegalHit:
 
 def _pool_sql(as_of: dt.date, codes: Sequence[LegalCode] | None) -> tuple[str, list[Any]]:
     """The ids of the versions in force: the selector's own SQL, as a subquery."""
-    query = versions_in_force(as_of=as_of, codes=codes).values("id").query
+    query = versions_in_force(as_of=as_of, codes=codes).order_by().values("id").query
     sql, params = query.sql_with_params()
     return sql, list(params)
 
@@ -115,12 +120,22 @@ def vector_arm(
 
 def number_arm(query: str, *, as_of: dt.date, codes: Sequence[LegalCode] | None) -> list[ArmRow]:
     """Articles whose number the query writes ("article L1234-9"): a lawyer's exact ask."""
-    numbers = {normalise_article_number(m) for m in _NUMBER_IN_QUERY.findall(query)}
+    numbers = {
+        normalise_article_number(prefixed or bare)
+        for prefixed, bare in _NUMBER_IN_QUERY.findall(query)
+    }
     numbers.discard(None)
     if not numbers:
         return []
     rows = versions_in_force(as_of=as_of, codes=codes).filter(number__in=numbers)
     return [(v.id, v.code_id, 1.0) for v in rows.only("id", "code_id")[:20]]
+
+
+def _embedded(codes: Sequence[LegalCode] | None) -> bool:
+    """Whether any version of ``codes`` has a vector (none after ``--no-embed``): without
+    one the vector arm would load the encoder for nothing."""
+    rows = ArticleVersion.objects.filter(embedding__isnull=False)
+    return (rows.filter(code__in=codes) if codes is not None else rows).exists()
 
 
 def search_articles(
@@ -144,8 +159,15 @@ def search_articles(
         arms["reference"] = numbers
     if mode in {"hybrid", "fts"}:
         arms["fts"] = fts_arm(query, as_of=as_of, codes=codes, limit=depth)
-    if mode in {"hybrid", "vector"}:
+    if mode == "vector":
         arms["vector"] = vector_arm(query, as_of=as_of, codes=codes, limit=depth)
+    elif mode == "hybrid" and _embedded(codes):
+        try:
+            arms["vector"] = vector_arm(query, as_of=as_of, codes=codes, limit=depth)
+        except ModelUnavailable:
+            # The encoder is missing or broken: the firm's IT must act, but full-text and
+            # the article numbers still answer (the contracts' search says so on its page).
+            logger.warning("codes search without vectors: the embedding model is unavailable")
     fused = fuse(arms)[:limit]
     rows = ArticleVersion.objects.select_related("code").in_bulk([h.chunk_id for h in fused])
     return [

@@ -110,14 +110,32 @@ def _range_members(
     if high < low:
         low, high = high, low
     prefix = low[0]
-    candidates = in_force.filter(number__startswith=prefix) if prefix else in_force
-    members = [
-        v
-        for v in candidates
-        if v.number[: len(prefix)] == prefix and low <= number_sort_key(v.number) <= high
+    # Narrowed in SQL to the numbers both ends share ("L1233-3 à L1233-7": "L1233-"), and
+    # only the numbers read: the members' rows (≤ MAX_RANGE_MEMBERS) are loaded after.
+    shared = _shared_stem(first, last)
+    candidates = in_force.filter(number__startswith=shared) if shared else in_force
+    numbers = [
+        (pk, number)
+        for pk, number in candidates.values_list("id", "number")
+        if number[: len(prefix)] == prefix and low <= number_sort_key(number) <= high
     ]
-    members.sort(key=lambda v: number_sort_key(v.number))
-    return members[:MAX_RANGE_MEMBERS]
+    numbers.sort(key=lambda item: number_sort_key(item[1]))
+    wanted = [pk for pk, _number in numbers[:MAX_RANGE_MEMBERS]]
+    rows = ArticleVersion.objects.select_related("code").in_bulk(wanted)
+    return [rows[pk] for pk in wanted if pk in rows]
+
+
+def _shared_stem(first: str, last: str) -> str:
+    """What every number between ``first`` and ``last`` starts with: their common start,
+    cut after its last letter or dash ("L1233-3"/"L1233-7" → "L1233-"; "L1"/"L10" → "L")."""
+    common = ""
+    for a, b in zip(first, last, strict=False):
+        if a != b:
+            break
+        common += a
+    while common and common[-1].isdigit():
+        common = common[:-1]
+    return common
 
 
 def cited_by(version: ArticleVersion, *, as_of: dt.date) -> list[ArticleVersion]:

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 from zoneinfo import ZoneInfo
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -72,7 +72,8 @@ def versions_in_force(
     latest = (
         rows.filter(started)
         .filter(Q(code__valid_from__isnull=True) | Q(code__valid_from__lte=as_of))
-        .order_by("code_id", "article_key", "-valid_from")
+        # The latest start first; an unknown start (NULL) is the oldest, never the latest.
+        .order_by("code_id", "article_key", F("valid_from").desc(nulls_last=True))
         .distinct("code_id", "article_key")
         .values("id")
     )
@@ -142,14 +143,16 @@ def article_get(
     if not wanted:
         raise SourceError(gettext("Give an article number, e.g. L121-3."), field="number")
     as_of_check(code, as_of)
-    version = (
-        versions_in_force(as_of=as_of, codes=[code], include_repealed=include_repealed)
-        .filter(number__iexact=wanted)
-        .select_related("code")
-        .first()
-    )
-    if version is not None:
-        return version
+    # The version in force first; only then, if asked, the last one of a repealed article.
+    for repealed in (False, True) if include_repealed else (False,):
+        version = (
+            versions_in_force(as_of=as_of, codes=[code], include_repealed=repealed)
+            .filter(number__iexact=wanted)
+            .select_related("code")
+            .first()
+        )
+        if version is not None:
+            return version
     raise _article_missing(code, wanted, as_of)
 
 

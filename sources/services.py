@@ -19,9 +19,10 @@ from django.utils.translation import gettext
 
 from documents.normalize import fold_accents
 from sources.importing import CodeRecord, ImportProblem, VersionRecord
-from sources.models import ArticleVersion, LegalCode
+from sources.models import ArticleVersion, LegalCode, VersionState
 from sources.references import renvois_rebuild
 from sources.renvois import EXTRACTOR_VERSION
+from sources.selectors import today_paris
 
 Progress = Callable[[str], None]
 _UPDATED_FIELDS = (
@@ -52,6 +53,8 @@ class ImportReport:
     skipped: int
     renvois: int
     seconds: float
+    # Stored versions in force that the new file no longer holds: closed at its date.
+    closed: int = 0
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -93,6 +96,7 @@ def code_import(
     versions, skipped = _unique_versions(record.versions)
     existing = {v.version_key: v for v in ArticleVersion.objects.filter(code=code)}
     created, updated, changed_ids = _upsert(code, versions, existing)
+    closed = _close_missing(code, versions, snapshot_date or record.snapshot_date)
     _index_texts(changed_ids)
     if code.renvois_version != EXTRACTOR_VERSION:
         changed_ids = list(ArticleVersion.objects.filter(code=code).values_list("id", flat=True))
@@ -117,7 +121,26 @@ def code_import(
         skipped=skipped,
         renvois=renvois,
         seconds=round(time.perf_counter() - started, 2),
+        closed=closed,
     )
+
+
+def _close_missing(code: LegalCode, versions: list[VersionRecord], snapshot: dt.date | None) -> int:
+    """A refresh ships the articles in force only (legi-data drops repealed ones): a stored
+    open version the file no longer holds was repealed or renumbered since the last import.
+    It ends on the new file's date (the first day it is known not in force; the exact day is
+    not in the file), so it never stays in force for good."""
+    keys = {v.version_key for v in versions}
+    end = snapshot or today_paris()
+    stale = ArticleVersion.objects.filter(code=code, valid_to__isnull=True).exclude(
+        version_key__in=keys
+    )
+    rows = list(stale)
+    for row in rows:
+        row.valid_to = max(end, row.valid_from + dt.timedelta(days=1)) if row.valid_from else end
+        row.state = VersionState.REPEALED
+    ArticleVersion.objects.bulk_update(rows, ["valid_to", "state"], batch_size=1000)
+    return len(rows)
 
 
 def _unique_versions(versions: list[VersionRecord]) -> tuple[list[VersionRecord], int]:

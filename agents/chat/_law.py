@@ -10,10 +10,15 @@ from typing import Any
 
 from agents.chat._sources import SourceBook
 
-LAW_TEXT_CHARS = 2400  # of an article read (get_article, a renvoi's target)
+LAW_TEXT_CHARS = 2400  # of an article read (get_article)
 EXCERPT_CHARS = 600  # of a search hit
 AUTO_FOLLOW_HITS = 2  # the search hits whose renvois the code follows
 AUTO_FOLLOW_DEPTH = 2
+# A graph shows this many referenced articles, this long: what is numbered is what the model
+# reads (a result cut at MAX_RESULT_CHARS would leave numbered sources it never saw).
+GRAPH_ARTICLES, GRAPH_TEXT_CHARS = 12, 1500
+AUTO_GRAPH_ARTICLES, AUTO_GRAPH_TEXT_CHARS = 6, 1200
+UNKNOWN_TEXT = "only this version's dates are known, not its text: do not quote or describe it"
 LAW_TOOLS = frozenset({"search_legal_codes", "get_article", "follow_renvois"})
 
 
@@ -21,7 +26,7 @@ def _article(book: SourceBook, item: dict[str, Any], key: str, chars: int) -> di
     n = book.law(item)
     if n is None:
         return {"n": None, "note": "not numbered: too many sources already"}
-    return {
+    view = {
         "n": n,
         "code": item.get("code_title") or item.get("code"),
         "number": item["number"],
@@ -30,6 +35,9 @@ def _article(book: SourceBook, item: dict[str, Any], key: str, chars: int) -> di
         "valid_to": item.get("valid_to"),
         key: str(item.get(key) or "")[:chars],
     }
+    if item.get("text_known") is False:
+        view["note"] = UNKNOWN_TEXT
+    return view
 
 
 def search_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
@@ -60,14 +68,21 @@ def article_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
     return {"as_of": result["as_of"], "article": view, "warnings": result.get("warnings", [])}
 
 
-def graph_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
+def graph_view(
+    book: SourceBook,
+    result: dict[str, Any],
+    *,
+    articles: int = GRAPH_ARTICLES,
+    chars: int = GRAPH_TEXT_CHARS,
+) -> dict[str, Any]:
+    shown = sorted(result["articles"], key=lambda item: item["hops"])[:articles]
     return {
         "as_of": result["as_of"],
         "root": _article(book, result["root"], "text", LAW_TEXT_CHARS),
         "referenced": [
-            {**_article(book, item, "text", LAW_TEXT_CHARS), "hops": item["hops"]}
-            for item in result["articles"]
+            {**_article(book, item, "text", chars), "hops": item["hops"]} for item in shown
         ],
+        "not_shown": len(result["articles"]) - len(shown),
         "unresolved": [
             {"from": u["from"], "raw": u["raw"], "why": u["unresolved"]}
             for u in result["unresolved"]

@@ -14,7 +14,14 @@ from typing import Any
 
 from django.conf import settings
 
-from agents.chat._law import LAW_TOOLS, graph_view, law_view, to_follow
+from agents.chat._law import (
+    AUTO_GRAPH_ARTICLES,
+    AUTO_GRAPH_TEXT_CHARS,
+    LAW_TOOLS,
+    graph_view,
+    law_view,
+    to_follow,
+)
 from agents.chat._sources import (
     SourceBook,
     contract_view,
@@ -155,7 +162,9 @@ def _follow(caller: Caller, book: SourceBook, content: dict[str, Any]) -> list[d
             graph = _call(caller, "follow_renvois", arguments)
         except ToolError:
             continue  # the hit was read a moment ago; a failure here only means fewer sources
-        graphs.append(graph_view(book, graph))
+        graphs.append(
+            graph_view(book, graph, articles=AUTO_GRAPH_ARTICLES, chars=AUTO_GRAPH_TEXT_CHARS)
+        )
     return graphs
 
 

@@ -6,7 +6,7 @@ Firm-wide public law (``sources``): no workspace, read-only, the same for every 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,7 +52,7 @@ class SearchCodesInput(_Input):
     query: str = Field(
         description="The question in the user's own words.", min_length=1, max_length=1000
     )
-    codes: list[str] | None = Field(
+    codes: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
         default=None,
         description="Only these codes (slugs or titles); default all.",
         max_length=20,

@@ -107,8 +107,8 @@ class _Scanner:
             and SAME_ARTICLE_RE.search(self.text, max(0, start - 12), start)
         ):
             # "du même article 7-2": the code or text of the reference before it.
-            last = self.last_target
-            target = _Target(last.kind, last.code, tail, last.code_named, last.text)
+            before = self.last_target
+            target = _Target(before.kind, before.code, tail, before.code_named, before.text)
         if target is None:
             target = self._implicit_target(start, items[0].number, tail)
         self.last_target = target

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from agents.chat._law import graph_view
+from agents.chat._sources import SourceBook
 from agents.chat._tools import agent_tools, tool_schemas
 from agents.models import TurnStatus
 from sources.importing import CodeRecord
@@ -112,3 +114,25 @@ def _number(body: dict[str, Any], article: str) -> int:
         if f"art. {article} " in label or label.endswith(f"art. {article}"):
             return int(n)
     raise AssertionError(f"{article} not in the sources: {_sources(body)}")
+
+
+def test_what_is_numbered_is_what_the_model_reads():
+    book = SourceBook()
+    graph = {
+        "as_of": "2020-01-01",
+        "root": _item(0),
+        "articles": [{**_item(n), "hops": 1 + n % 2} for n in range(1, 40)],
+        "unresolved": [],
+        "truncated": False,
+    }
+    view = graph_view(book, graph, articles=6, chars=50)
+    assert len(view["referenced"]) == 6 and view["not_shown"] == 33
+    assert len(book.sources) == 7  # the root and the six shown, nothing the model cannot see
+    assert all(len(a["text"]) <= 50 for a in view["referenced"])
+    unknown = graph_view(SourceBook(), {**graph, "root": {**_item(0), "text_known": False}})
+    assert "not its text" in unknown["root"]["note"]
+
+
+def _item(n: int) -> dict[str, Any]:
+    return {"version_id": 1000 + n, "code": "c", "code_title": "Code", "number": f"L{n}",
+            "path": [], "valid_from": None, "valid_to": None, "text": "x" * 400}  # fmt: skip

@@ -6,9 +6,12 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import translation
 
+from sources.importing import CodeRecord
 from sources.models import ArticleVersion, LegalCode
 from sources.ranking import search_articles
+from sources.references import _shared_stem, renvois_out
 from sources.selectors import (
     ArticleNotFound,
     CodeNotFound,
@@ -21,6 +24,13 @@ from sources.services import code_import
 from tests.sources.factories import D, demo_record, import_demo, version
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    """The messages asserted below, in English (French is the default language)."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture
@@ -198,3 +208,73 @@ def test_legi_json_that_is_not_a_code(tmp_path):
     path.write_text("{not json")
     with pytest.raises(CommandError):
         call_command("import_legal_codes", str(path), "--no-embed")
+
+
+def test_a_refresh_ends_articles_the_new_file_no_longer_holds(code):
+    record = demo_record()
+    record.snapshot_date = D(2019, 1, 1)
+    record.versions = [v for v in record.versions if v.number != "L101-2"]
+    report = code_import(record=record)
+    assert report.closed == 1
+    assert article_get(code=code, number="L101-2", as_of=D(2018, 12, 31)).number == "L101-2"
+    with pytest.raises(ArticleNotFound):
+        article_get(code=code, number="L101-2", as_of=D(2019, 1, 1))
+    kept = ArticleVersion.objects.get(code=code, number="L101-2")
+    assert kept.state == "ABROGE" and "baux" in kept.text  # nothing stored is lost
+
+
+def test_the_last_version_of_a_repealed_article_is_its_latest_not_its_unknown_start(code):
+    code_import(record=_with_unknown_start(demo_record()))
+    last = article_get(code=code, number="L101-4", as_of=D(2020, 1, 1), include_repealed=True)
+    assert last.valid_from == D(2014, 1, 1) and "seconde" in last.text
+
+
+def _with_unknown_start(record):
+    record.versions += [
+        version("L101-4", "Première rédaction.", None, D(2014, 1, 1)),
+        version("L101-4", "Rédaction seconde.", D(2014, 1, 1), D(2018, 1, 1), state="ABROGE"),
+    ]
+    return record
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "stem"),
+    [("L1233-3", "L1233-7", "L1233-"), ("L1", "L10", "L"), ("1", "10", ""), ("R9", "R12", "R")],
+)
+def test_a_range_is_narrowed_only_to_what_all_its_members_share(first, last, stem):
+    assert _shared_stem(first, last) == stem
+
+
+def test_a_bare_range_reaches_every_member(code):
+    code_import(
+        record=CodeRecord(
+            slug="code-nu",
+            title="Code nu",
+            source_format="codes-jsonl",
+            versions=[version(str(n), f"Texte {n}.", None, None) for n in range(1, 12)]
+            + [version("12", "Les articles 1 à 10 s'appliquent.", None, None)],
+        )
+    )
+    nu = LegalCode.objects.get(slug="code-nu")
+    twelve = article_get(code=nu, number="12", as_of=D(2020, 1, 1))
+    (resolved,) = renvois_out(twelve, as_of=D(2020, 1, 1))
+    assert [t.number for t in resolved.targets] == [str(n) for n in range(1, 11)]
+
+
+def test_a_query_naming_a_bare_article_finds_it(code):
+    code_import(
+        record=CodeRecord(
+            slug="code-nu",
+            title="Code nu",
+            source_format="codes-jsonl",
+            versions=[version("1240", "Texte sans rapport.", None, None)],
+        )
+    )
+    hits = search_articles(query="que dit l'article 1240 ?", as_of=D(2020, 1, 1))
+    assert hits[0].version.number == "1240" and "reference" in hits[0].arms
+
+
+def test_hybrid_search_without_vectors_or_encoder_still_answers(code, settings):
+    settings.LEXROOM_EMBEDDING_MODEL = "pkg:no_such_model_package"
+    hits = search_articles(query="délai de préavis", as_of=D(2017, 1, 1), codes=[code])
+    assert hits[0].version.number == "L101-1" and hits[0].arms == ["fts"]

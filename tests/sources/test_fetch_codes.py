@@ -10,10 +10,19 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import translation
 
 from sources.models import ArticleVersion, LegalCode
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    """The messages asserted below, in English (French is the default language)."""
+    with translation.override("en"):
+        yield
+
 
 CRPA = "LEGITEXT000031366350"
 TITLE = "Code des relations entre le public et l'administration"
@@ -90,3 +99,8 @@ def test_errors_are_clear(tmp_path, monkeypatch):
     with pytest.raises(CommandError, match="npm is not installed"):
         call_command("fetch_legal_codes")
     assert not LegalCode.objects.exists()
+
+
+def test_the_package_version_is_a_version_or_a_tag(monkeypatch, tmp_path):
+    with pytest.raises(CommandError, match="a version"):
+        call_command("fetch_legal_codes", "--package-version", "git+https://example.org/x.git")

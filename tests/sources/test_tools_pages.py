@@ -123,7 +123,7 @@ def test_codes_page_searches_at_a_date(room, codes):
     later = client.get("/codes/", {"q": "quittance", "as_of": "2018-01-01"}).content.decode()
     assert "/codes/code-des-essais/L101-3/" not in later
     bad = client.get("/codes/", {"q": "quittance", "as_of": "hier"})
-    assert bad.status_code == 200 and "YYYY-MM-DD" in bad.content.decode()
+    assert bad.status_code == 200 and "AAAA-MM-JJ" in bad.content.decode()  # French
 
 
 def test_article_page_shows_timeline_and_clickable_renvois(room, codes):
@@ -159,3 +159,18 @@ def test_pages_need_a_session_and_ignore_bearer_tokens(room, codes):
 def test_search_with_no_code_imported_is_empty_not_an_error(room):
     body = _tool(room, "search_legal_codes", query="préavis")
     assert body["results"] == [] and body["codes_searched"] == []
+
+
+def test_a_repealed_articles_last_version_is_read_on_its_last_day(room, codes):
+    body = _tool(
+        room,
+        "get_article",
+        code="code-des-essais",
+        number="L101-3",
+        as_of="2019-01-01",
+        include_repealed=True,
+    )
+    assert body["article"]["url"].endswith("?as_of=2017-06-30")
+    assert body["article"]["text_known"] is True
+    page = login(room.viewer).get(body["article"]["url"])
+    assert page.status_code == 200  # the link opens it, no "repealed" flag needed

@@ -25,6 +25,7 @@ PACKAGE = "@socialgouv/legi-data"
 # Small (~500 articles, 2 MB) and in the package today (it ships 4 codes): what `make run` loads.
 DEFAULT_CODES = ("Code des relations entre le public et l'administration",)
 NPM_TIMEOUT_S = 600
+_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[\w.]+)?|[a-z][\w-]{0,30}")
 _MEMBER = re.compile(r"package/data/LEGITEXT\d{12}\.json")
 
 
@@ -101,6 +102,11 @@ def _code_file(data: Path, name: str) -> Path:
 
 
 def _npm_pack(into: Path, version: str) -> Path:
+    if not _VERSION.fullmatch(version):
+        raise CommandError(
+            _("--package-version %(version)r: a version (2.513.0) or a tag (latest) only.")
+            % {"version": version[:60]}
+        )
     npm = shutil.which("npm")
     if npm is None:
         raise CommandError(
@@ -111,7 +117,8 @@ def _npm_pack(into: Path, version: str) -> Path:
             % {"package": PACKAGE}
         )
     command = [npm, "pack", f"{PACKAGE}@{version}", "--pack-destination", str(into)]
-    command += ["--silent", "--fetch-retries=0", "--fetch-timeout=30000"]
+    # Data only: no lifecycle script of the package runs here.
+    command += ["--silent", "--ignore-scripts", "--fetch-retries=0", "--fetch-timeout=30000"]
     try:
         subprocess.run(command, check=True, capture_output=True, timeout=NPM_TIMEOUT_S)  # noqa: S603
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
