@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
+from django.db.models import Count, Max
 
 from documents.embeddings import ModelUnavailable
 from documents.normalize import fold_accents
@@ -75,28 +76,52 @@ def fts_arm(
     if not stems:
         return []
     pool, params = _pool_sql(as_of, codes)
-    # Already stems: a plain tsquery (``to_tsquery('french')`` would stem them again).
+    n, avgdl = _pool_stats(pool, params, as_of, codes)
+    # Already stems: a plain tsquery (``to_tsquery('french')`` would stem them again). The
+    # GIN index finds the matching rows; the window's pool (no ORDER BY in it) filters them.
     tsquery = " | ".join(_quote(stem) for stem in stems)
     sql = (
-        f"WITH pool AS MATERIALIZED (SELECT v.id, v.code_id, v.search_vector "
-        f"  FROM sources_articleversion v WHERE v.id IN ({pool})),"
-        " stats AS (SELECT count(*)::float AS n, avg(length(search_vector))::float AS avgdl"
-        "  FROM pool),"
-        " hits AS (SELECT p.id, p.code_id, length(p.search_vector)::float AS dl, t.lexeme,"
+        "WITH hits AS (SELECT v.id, v.code_id, length(v.search_vector)::float AS dl, t.lexeme,"
         "   coalesce(array_length(t.positions, 1), 1)::float AS tf"
-        "  FROM pool p, unnest(p.search_vector) AS t"
-        "  WHERE p.search_vector @@ %s::tsquery AND t.lexeme = ANY(%s)),"
+        "  FROM sources_articleversion v, unnest(v.search_vector) AS t"
+        f"  WHERE v.search_vector @@ %s::tsquery AND v.id IN ({pool}) AND t.lexeme = ANY(%s)),"
         " df AS (SELECT lexeme, count(DISTINCT id)::float AS df FROM hits GROUP BY lexeme)"
         " SELECT h.id, h.code_id, sum("
-        "   ln(1 + (s.n - d.df + 0.5) / (d.df + 0.5))"
+        "   ln(1 + (%s - d.df + 0.5) / (d.df + 0.5))"
         f"  * h.tf * {BM25_K1 + 1} / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl"
-        "   / greatest(s.avgdl, 1)))) AS score"
-        " FROM hits h JOIN df d USING (lexeme), stats s"
+        "   / greatest(%s, 1)))) AS score"
+        " FROM hits h JOIN df d USING (lexeme)"
         " GROUP BY h.id, h.code_id ORDER BY score DESC, h.id LIMIT %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, tsquery, stems, limit])
+        cursor.execute(sql, [tsquery, *params, stems, n, avgdl, limit])
         return [(int(i), int(c), float(s)) for i, c, s in cursor.fetchall()]
+
+
+_STATS: dict[tuple[Any, ...], tuple[float, float]] = {}
+_STATS_ENTRIES = 64
+
+
+def _pool_stats(
+    pool: str, params: list[Any], as_of: dt.date, codes: Sequence[LegalCode] | None
+) -> tuple[float, float]:
+    """BM25's corpus statistics (versions in force, their mean length) for this date and
+    these codes, kept per process until a code is imported again."""
+    imported = LegalCode.objects.aggregate(last=Max("imported_at"), n=Count("id"))
+    ids = tuple(sorted(code.pk for code in codes)) if codes is not None else None
+    key = (as_of, ids, imported["last"], imported["n"])
+    if key not in _STATS:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*)::float, coalesce(avg(length(search_vector)), 1)::float "
+                f"FROM sources_articleversion WHERE id IN ({pool})",
+                params,
+            )
+            n, avgdl = cursor.fetchone()
+        if len(_STATS) >= _STATS_ENTRIES:
+            _STATS.clear()
+        _STATS[key] = (float(n), float(avgdl))
+    return _STATS[key]
 
 
 def vector_arm(
