@@ -68,23 +68,7 @@ def code_import(
     renvois. ``replace`` first drops what an import from another format stored (version keys
     of two formats never match: mixing them would put two texts in force at once)."""
     started = time.perf_counter()
-    previous = LegalCode.objects.filter(slug=record.slug).first()
-    if previous is not None and previous.source_format != record.source_format:
-        if not replace:
-            raise ImportProblem(
-                gettext(
-                    "%(code)s was imported from %(old)s; this file is %(new)s. "
-                    "Pass --replace to replace it (its versions are then all re-read)."
-                )
-                % {
-                    "code": previous.title,
-                    "old": previous.source_format,
-                    "new": record.source_format,
-                }
-            )
-        previous.article_versions.all().delete()
-        previous.valid_from = None
-        previous.save(update_fields=["valid_from"])
+    _check_format(record, replace=replace)
     code, _ = LegalCode.objects.update_or_create(
         slug=record.slug,
         defaults={
@@ -102,14 +86,7 @@ def code_import(
         changed_ids = list(ArticleVersion.objects.filter(code=code).values_list("id", flat=True))
         code.renvois_version = EXTRACTOR_VERSION
     renvois = renvois_rebuild(version_ids=changed_ids, code=code)
-    stored = ArticleVersion.objects.filter(code=code)
-    code.articles = stored.values("article_key").distinct().count()
-    code.versions = stored.count()
-    starts = [v.valid_from for v in versions if v.valid_from is not None]
-    code.valid_from = min([*starts, *([code.valid_from] if code.valid_from else [])], default=None)
-    code.snapshot_date = snapshot_date or record.snapshot_date or code.snapshot_date
-    code.imported_at = timezone.now()
-    code.save()
+    _code_totals(code, versions, snapshot_date or record.snapshot_date)
     return ImportReport(
         code=code.slug,
         title=code.title,
@@ -123,6 +100,35 @@ def code_import(
         seconds=round(time.perf_counter() - started, 2),
         closed=closed,
     )
+
+
+def _check_format(record: CodeRecord, *, replace: bool) -> None:
+    """A code imported from the other format is replaced only when asked (its rows go)."""
+    previous = LegalCode.objects.filter(slug=record.slug).first()
+    if previous is None or previous.source_format == record.source_format:
+        return
+    if not replace:
+        raise ImportProblem(
+            gettext(
+                "%(code)s was imported from %(old)s; this file is %(new)s. "
+                "Pass --replace to replace it (its versions are then all re-read)."
+            )
+            % {"code": previous.title, "old": previous.source_format, "new": record.source_format}
+        )
+    previous.article_versions.all().delete()
+    previous.valid_from = None
+    previous.save(update_fields=["valid_from"])
+
+
+def _code_totals(code: LegalCode, versions: list[VersionRecord], snapshot: dt.date | None) -> None:
+    stored = ArticleVersion.objects.filter(code=code)
+    code.articles = stored.values("article_key").distinct().count()
+    code.versions = stored.count()
+    starts = [v.valid_from for v in versions if v.valid_from is not None]
+    code.valid_from = min([*starts, *([code.valid_from] if code.valid_from else [])], default=None)
+    code.snapshot_date = snapshot or code.snapshot_date
+    code.imported_at = timezone.now()
+    code.save()
 
 
 def _close_missing(code: LegalCode, versions: list[VersionRecord], snapshot: dt.date | None) -> int:
