@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, Max
 
-from documents.embeddings import ModelUnavailable
+from documents.embeddings import ModelUnavailable, embedding_model_name
 from documents.normalize import fold_accents
 from search.ranking import ArmRow, embed_query, fuse
 from sources.models import ArticleVersion, LegalCode
@@ -156,11 +157,27 @@ def number_arm(query: str, *, as_of: dt.date, codes: Sequence[LegalCode] | None)
     return [(v.id, v.code_id, 1.0) for v in rows.only("id", "code_id")[:20]]
 
 
-def _embedded(codes: Sequence[LegalCode] | None) -> bool:
-    """Whether any version of ``codes`` has a vector (none after ``--no-embed``): without
-    one the vector arm would load the encoder for nothing."""
-    rows = ArticleVersion.objects.filter(embedding__isnull=False)
-    return (rows.filter(code__in=codes) if codes is not None else rows).exists()
+_COVERAGE: dict[tuple[Any, ...], tuple[float, bool]] = {}
+COVERAGE_TTL_S = 60.0
+
+
+def vectors_cover(codes: Sequence[LegalCode] | None, as_of: dt.date) -> bool:
+    """Whether every version in force of ``codes`` (with a text) has a vector of the current
+    model. A library half embedded (a code imported with ``--no-embed``, or still being
+    embedded) is searched by full-text and numbers only: a vector arm over some codes would
+    rank their articles above the others' whatever the question. Kept a minute."""
+    model = embedding_model_name()
+    ids = tuple(sorted(code.pk for code in codes)) if codes is not None else None
+    key = (as_of, ids, model)
+    now = time.monotonic()
+    cached = _COVERAGE.get(key)
+    if cached is None or now - cached[0] > COVERAGE_TTL_S:
+        rows = versions_in_force(as_of=as_of, codes=codes).filter(text_known=True)
+        missing = rows.exclude(embedding_model=model).exists()
+        if len(_COVERAGE) >= _STATS_ENTRIES:
+            _COVERAGE.clear()
+        cached = _COVERAGE[key] = (now, not missing)
+    return cached[1]
 
 
 def search_articles(
@@ -186,7 +203,7 @@ def search_articles(
         arms["fts"] = fts_arm(query, as_of=as_of, codes=codes, limit=depth)
     if mode == "vector":
         arms["vector"] = vector_arm(query, as_of=as_of, codes=codes, limit=depth)
-    elif mode == "hybrid" and _embedded(codes):
+    elif mode == "hybrid" and vectors_cover(codes, as_of):
         try:
             arms["vector"] = vector_arm(query, as_of=as_of, codes=codes, limit=depth)
         except ModelUnavailable:

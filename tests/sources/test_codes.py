@@ -8,9 +8,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import translation
 
+from sources.embedding import versions_embed
 from sources.importing import CodeRecord
 from sources.models import ArticleVersion, LegalCode
-from sources.ranking import search_articles
+from sources.ranking import search_articles, vectors_cover
 from sources.references import _shared_stem, renvois_out
 from sources.selectors import (
     ArticleNotFound,
@@ -278,3 +279,21 @@ def test_hybrid_search_without_vectors_or_encoder_still_answers(code, settings):
     settings.LEXROOM_EMBEDDING_MODEL = "pkg:no_such_model_package"
     hits = search_articles(query="délai de préavis", as_of=D(2017, 1, 1), codes=[code])
     assert hits[0].version.number == "L101-1" and hits[0].arms == ["fts"]
+
+
+def test_vectors_are_used_only_where_they_cover_every_article(code):
+    code_import(
+        record=CodeRecord(
+            slug="code-nu",
+            title="Code nu",
+            source_format="codes-jsonl",
+            versions=[version("1", "Le délai de préavis du bail est de trois mois.", None, None)],
+        )
+    )
+    versions_embed(codes=[code])  # the other code is not embedded
+    as_of = D(2017, 1, 1)
+    assert vectors_cover([code], as_of) and not vectors_cover(None, as_of)
+    mixed = search_articles(query="délai de préavis", as_of=as_of)
+    assert all("vector" not in hit.arms for hit in mixed)
+    alone = search_articles(query="délai de préavis", as_of=as_of, codes=[code])
+    assert any("vector" in hit.arms for hit in alone)
