@@ -31,6 +31,8 @@ MODES = ("hybrid", "fts", "vector")
 ARM_DEPTH = 100
 MAX_LIMIT = 50
 BM25_K1, BM25_B = 1.2, 0.75
+# A word in more than this share of the articles scores but does not select.
+RARE_SHARE = 0.05
 _NUMBER_IN_QUERY = re.compile(
     r"\b(?:art(?:icle)?\.?\s*)?((?:L\.?\s?O|[LRDA])\.?\s?\*?\s?\d{1,4}(?:-\d{1,4}){1,3})\b"
     # "article 1240": a bare number, only after the word (else any figure would be one).
@@ -78,25 +80,50 @@ def fts_arm(
         return []
     pool, params = _pool_sql(as_of, codes)
     n, avgdl = _pool_stats(pool, params, as_of, codes)
-    # Already stems: a plain tsquery (``to_tsquery('french')`` would stem them again). The
-    # GIN index finds the matching rows; the window's pool (no ORDER BY in it) filters them.
-    tsquery = " | ".join(_quote(stem) for stem in stems)
+    df = _document_frequencies(stems, codes)
+    # Rare words select the candidates, every word scores them (a word in one article in
+    # twenty, "cas", "durée", would otherwise unnest thousands of articles per query).
+    rare = [stem for stem in stems if df[stem] <= RARE_SHARE * n] or stems
+    selecting = " | ".join(_quote(stem) for stem in rare)
     sql = (
-        "WITH hits AS (SELECT v.id, v.code_id, length(v.search_vector)::float AS dl, t.lexeme,"
+        "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float[]) AS q(lexeme, df)),"
+        " hits AS (SELECT v.id, v.code_id, length(v.search_vector)::float AS dl, t.lexeme,"
         "   coalesce(array_length(t.positions, 1), 1)::float AS tf"
         "  FROM sources_articleversion v, unnest(v.search_vector) AS t"
-        f"  WHERE v.search_vector @@ %s::tsquery AND v.id IN ({pool}) AND t.lexeme = ANY(%s)),"
-        " df AS (SELECT lexeme, count(DISTINCT id)::float AS df FROM hits GROUP BY lexeme)"
+        f"  WHERE v.search_vector @@ %s::tsquery AND v.id IN ({pool}) AND t.lexeme = ANY(%s))"
         " SELECT h.id, h.code_id, sum("
-        "   ln(1 + (%s - d.df + 0.5) / (d.df + 0.5))"
+        "   ln(1 + (%s - q.df + 0.5) / (q.df + 0.5))"
         f"  * h.tf * {BM25_K1 + 1} / (h.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * h.dl"
         "   / greatest(%s, 1)))) AS score"
-        " FROM hits h JOIN df d USING (lexeme)"
+        " FROM hits h JOIN q USING (lexeme)"
         " GROUP BY h.id, h.code_id ORDER BY score DESC, h.id LIMIT %s"
     )
+    arguments = [stems, [df[stem] for stem in stems], selecting, *params, stems, n, avgdl]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [tsquery, *params, stems, n, avgdl, limit])
+        cursor.execute(sql, [*arguments, limit])
         return [(int(i), int(c), float(s)) for i, c, s in cursor.fetchall()]
+
+
+def _document_frequencies(stems: list[str], codes: Sequence[LegalCode] | None) -> dict[str, float]:
+    """How many stored versions (of ``codes``) hold each stem: counted through the GIN index
+    (every version, not only those in force: close enough for BM25's weights)."""
+    found: dict[str, float] = {}
+    with connection.cursor() as cursor:
+        for stem in stems:
+            if codes is None:
+                cursor.execute(
+                    "SELECT count(*) FROM sources_articleversion "
+                    "WHERE search_vector @@ %s::tsquery",
+                    [_quote(stem)],
+                )
+            else:
+                cursor.execute(
+                    "SELECT count(*) FROM sources_articleversion "
+                    "WHERE search_vector @@ %s::tsquery AND code_id = ANY(%s)",
+                    [_quote(stem), [code.pk for code in codes]],
+                )
+            found[stem] = float(cursor.fetchone()[0])
+    return found
 
 
 _STATS: dict[tuple[Any, ...], tuple[float, float]] = {}

@@ -297,3 +297,19 @@ def test_vectors_are_used_only_where_they_cover_every_article(code):
     assert all("vector" not in hit.arms for hit in mixed)
     alone = search_articles(query="délai de préavis", as_of=as_of, codes=[code])
     assert any("vector" in hit.arms for hit in alone)
+
+
+def test_rare_words_select_the_candidates_and_every_word_scores(code):
+    many = [version(f"L{n}", f"Le salarié numéro {n} travaille.", None, None) for n in range(40)]
+    one = version("L99", "Le salarié donne un préavis.", None, None)
+    code_import(
+        record=CodeRecord(
+            slug="code-nu", title="Code nu", source_format="codes-jsonl", versions=[*many, one]
+        )
+    )
+    nu = LegalCode.objects.get(slug="code-nu")
+    hits = search_articles(query="préavis du salarié", as_of=D(2020, 1, 1), codes=[nu], mode="fts")
+    # "salarié" is in every article: it scores L99 but selects none of the forty others.
+    assert [hit.version.number for hit in hits] == ["L99"]
+    alone = search_articles(query="salarié", as_of=D(2020, 1, 1), codes=[nu], mode="fts", limit=50)
+    assert len(alone) == 41  # no rare word: every word selects
