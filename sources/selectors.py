@@ -145,14 +145,12 @@ def article_get(
     as_of_check(code, as_of)
     # The version in force first; only then, if asked, the last one of a repealed article.
     for repealed in (False, True) if include_repealed else (False,):
-        version = (
-            versions_in_force(as_of=as_of, codes=[code], include_repealed=repealed)
-            .filter(number__iexact=wanted)
-            .select_related("code")
-            .first()
-        )
-        if version is not None:
-            return version
+        rows = versions_in_force(as_of=as_of, codes=[code], include_repealed=repealed)
+        # The stored form first (the (code, number) index), then any letter case ("l121-3").
+        for match in (Q(number=wanted), Q(number__iexact=wanted)):
+            version = rows.filter(match).select_related("code").first()
+            if version is not None:
+                return version
     raise _article_missing(code, wanted, as_of)
 
 
