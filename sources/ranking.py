@@ -105,25 +105,19 @@ def fts_arm(
 
 
 def _document_frequencies(stems: list[str], codes: Sequence[LegalCode] | None) -> dict[str, float]:
-    """How many stored versions (of ``codes``) hold each stem: counted through the GIN index
-    (every version, not only those in force: close enough for BM25's weights)."""
-    found: dict[str, float] = {}
+    """How many stored versions (of ``codes``) hold each stem, in one round trip: each count
+    goes through the GIN index (every version, not only those in force: close enough for
+    BM25's weights)."""
+    code_filter = " AND v.code_id = ANY(%s)" if codes is not None else ""
+    sql = (
+        "SELECT s.stem, (SELECT count(*) FROM sources_articleversion v"
+        f"  WHERE v.search_vector @@ s.query::tsquery{code_filter})"
+        " FROM unnest(%s::text[], %s::text[]) AS s(stem, query)"
+    )
+    params: list[Any] = [[code.pk for code in codes]] if codes is not None else []
     with connection.cursor() as cursor:
-        for stem in stems:
-            if codes is None:
-                cursor.execute(
-                    "SELECT count(*) FROM sources_articleversion "
-                    "WHERE search_vector @@ %s::tsquery",
-                    [_quote(stem)],
-                )
-            else:
-                cursor.execute(
-                    "SELECT count(*) FROM sources_articleversion "
-                    "WHERE search_vector @@ %s::tsquery AND code_id = ANY(%s)",
-                    [_quote(stem), [code.pk for code in codes]],
-                )
-            found[stem] = float(cursor.fetchone()[0])
-    return found
+        cursor.execute(sql, [*params, stems, [_quote(stem) for stem in stems]])
+        return {str(stem): float(count) for stem, count in cursor.fetchall()}
 
 
 _STATS: dict[tuple[Any, ...], tuple[float, float]] = {}
