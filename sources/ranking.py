@@ -83,7 +83,8 @@ def fts_arm(
     df = _document_frequencies(stems, codes)
     # Rare words select the candidates, every word scores them (a word in one article in
     # twenty, "cas", "durée", would otherwise unnest thousands of articles per query).
-    rare = [stem for stem in stems if df[stem] <= RARE_SHARE * n] or stems
+    # A word no article holds selects nothing: it is not "rare".
+    rare = [stem for stem in stems if 0 < df[stem] <= RARE_SHARE * n] or stems
     selecting = " | ".join(_quote(stem) for stem in rare)
     sql = (
         "WITH q AS (SELECT * FROM unnest(%s::text[], %s::float[]) AS q(lexeme, df)),"

@@ -313,3 +313,14 @@ def test_rare_words_select_the_candidates_and_every_word_scores(code):
     assert [hit.version.number for hit in hits] == ["L99"]
     alone = search_articles(query="salarié", as_of=D(2020, 1, 1), codes=[nu], mode="fts", limit=50)
     assert len(alone) == 41  # no rare word: every word selects
+
+
+def test_a_query_word_no_article_holds_does_not_empty_the_search(code):
+    many = [version(f"L{n}", f"Le salarié numéro {n} travaille.", None, None) for n in range(40)]
+    code_import(
+        record=CodeRecord(slug="code-nu", title="Code nu", source_format="codes-jsonl",
+                          versions=[*many, version("L99", "Le préavis.", None, None)])
+    )  # fmt: skip
+    nu = LegalCode.objects.get(slug="code-nu")
+    hits = search_articles(query="préavis zygomatique", as_of=D(2020, 1, 1), codes=[nu], mode="fts")
+    assert [hit.version.number for hit in hits] == ["L99"]
