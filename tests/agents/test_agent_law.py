@@ -16,11 +16,9 @@ from agents.chat._law import graph_view
 from agents.chat._sources import SourceBook
 from agents.chat._tools import agent_tools, tool_schemas
 from agents.models import TurnStatus
-from sources.importing import CodeRecord
-from sources.services import code_import
 from tests.agents.conftest import STOP, call, final, tools
 from tests.agents.test_agent import ask, steps, tool_messages
-from tests.sources.factories import D, import_demo, version
+from tests.sources.factories import import_code, import_demo, version
 
 pytestmark = pytest.mark.django_db
 
@@ -31,16 +29,10 @@ QUOTE = "Les articles L101-1 à L101-3 s'appliquent aux baux"
 @pytest.fixture
 def codes(db) -> None:
     import_demo()
-    code_import(
-        record=CodeRecord(
-            slug="code-civil",
-            title="Code civil",
-            source_format="codes-jsonl",
-            snapshot_date=D(2018, 1, 1),
-            versions=[
-                version("1240", "Celui qui cause un dommage le répare (inventé).", None, None)
-            ],
-        )
+    import_code(
+        version("1240", "Celui qui cause un dommage le répare (inventé).", None, None),
+        slug="code-civil",
+        title="Code civil",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from sources.importing import CodeRecord, VersionRecord
+from sources.models import LegalCode
 from sources.services import code_import
 
 D = dt.date
@@ -64,3 +65,19 @@ def demo_record(*, slug: str = "code-des-essais", title: str = "Code des essais"
 
 def import_demo(**kwargs: object):
     return code_import(record=demo_record(**kwargs))  # type: ignore[arg-type]
+
+
+def import_code(
+    *versions: VersionRecord, slug: str = "code-nu", title: str = "Code nu"
+) -> LegalCode:
+    """A second invented code (JSONL format) holding ``versions``; returns the stored code."""
+    code_import(
+        record=CodeRecord(
+            slug=slug,
+            title=title,
+            source_format="codes-jsonl",
+            snapshot_date=D(2018, 1, 1),
+            versions=list(versions),
+        )
+    )
+    return LegalCode.objects.get(slug=slug)

@@ -9,7 +9,6 @@ from django.core.management import CommandError, call_command
 from django.utils import translation
 
 from sources.embedding import versions_embed
-from sources.importing import CodeRecord
 from sources.models import ArticleVersion, LegalCode
 from sources.ranking import search_articles, vectors_cover
 from sources.references import _shared_stem, renvois_out
@@ -22,7 +21,7 @@ from sources.selectors import (
     versions_in_force,
 )
 from sources.services import code_import
-from tests.sources.factories import D, demo_record, import_demo, version
+from tests.sources.factories import D, demo_record, import_code, import_demo, version
 
 pytestmark = pytest.mark.django_db
 
@@ -247,30 +246,17 @@ def test_a_range_is_narrowed_only_to_what_all_its_members_share(first, last, ste
 
 
 def test_a_bare_range_reaches_every_member(code):
-    code_import(
-        record=CodeRecord(
-            slug="code-nu",
-            title="Code nu",
-            source_format="codes-jsonl",
-            versions=[version(str(n), f"Texte {n}.", None, None) for n in range(1, 12)]
-            + [version("12", "Les articles 1 à 10 s'appliquent.", None, None)],
-        )
+    nu = import_code(
+        *[version(str(n), f"Texte {n}.", None, None) for n in range(1, 12)]
+        + [version("12", "Les articles 1 à 10 s'appliquent.", None, None)]
     )
-    nu = LegalCode.objects.get(slug="code-nu")
     twelve = article_get(code=nu, number="12", as_of=D(2020, 1, 1))
     (resolved,) = renvois_out(twelve, as_of=D(2020, 1, 1))
     assert [t.number for t in resolved.targets] == [str(n) for n in range(1, 11)]
 
 
 def test_a_query_naming_a_bare_article_finds_it(code):
-    code_import(
-        record=CodeRecord(
-            slug="code-nu",
-            title="Code nu",
-            source_format="codes-jsonl",
-            versions=[version("1240", "Texte sans rapport.", None, None)],
-        )
-    )
+    import_code(version("1240", "Texte sans rapport.", None, None))
     hits = search_articles(query="que dit l'article 1240 ?", as_of=D(2020, 1, 1))
     assert hits[0].version.number == "1240" and "reference" in hits[0].arms
 
@@ -282,14 +268,7 @@ def test_hybrid_search_without_vectors_or_encoder_still_answers(code, settings):
 
 
 def test_vectors_are_used_only_where_they_cover_every_article(code):
-    code_import(
-        record=CodeRecord(
-            slug="code-nu",
-            title="Code nu",
-            source_format="codes-jsonl",
-            versions=[version("1", "Le délai de préavis du bail est de trois mois.", None, None)],
-        )
-    )
+    import_code(version("1", "Le délai de préavis du bail est de trois mois.", None, None))
     versions_embed(codes=[code])  # the other code is not embedded
     as_of = D(2017, 1, 1)
     assert vectors_cover([code], as_of) and not vectors_cover(None, as_of)
@@ -302,12 +281,7 @@ def test_vectors_are_used_only_where_they_cover_every_article(code):
 def test_rare_words_select_the_candidates_and_every_word_scores(code):
     many = [version(f"L{n}", f"Le salarié numéro {n} travaille.", None, None) for n in range(40)]
     one = version("L99", "Le salarié donne un préavis.", None, None)
-    code_import(
-        record=CodeRecord(
-            slug="code-nu", title="Code nu", source_format="codes-jsonl", versions=[*many, one]
-        )
-    )
-    nu = LegalCode.objects.get(slug="code-nu")
+    nu = import_code(*many, one)
     hits = search_articles(query="préavis du salarié", as_of=D(2020, 1, 1), codes=[nu], mode="fts")
     # "salarié" is in every article: it scores L99 but selects none of the forty others.
     assert [hit.version.number for hit in hits] == ["L99"]
@@ -317,10 +291,6 @@ def test_rare_words_select_the_candidates_and_every_word_scores(code):
 
 def test_a_query_word_no_article_holds_does_not_empty_the_search(code):
     many = [version(f"L{n}", f"Le salarié numéro {n} travaille.", None, None) for n in range(40)]
-    code_import(
-        record=CodeRecord(slug="code-nu", title="Code nu", source_format="codes-jsonl",
-                          versions=[*many, version("L99", "Le préavis.", None, None)])
-    )  # fmt: skip
-    nu = LegalCode.objects.get(slug="code-nu")
+    nu = import_code(*many, version("L99", "Le préavis.", None, None))
     hits = search_articles(query="préavis zygomatique", as_of=D(2020, 1, 1), codes=[nu], mode="fts")
     assert [hit.version.number for hit in hits] == ["L99"]

@@ -12,11 +12,9 @@ import pytest
 from django.test import Client
 
 from agents.tools import ToolError, call_tool
-from sources.importing import CodeRecord
 from sources.models import Renvoi
-from sources.services import code_import
 from tests.conftest import Room, login
-from tests.sources.factories import D, import_demo, version
+from tests.sources.factories import import_code, import_demo, version
 from workspaces.tokens import token_create
 
 pytestmark = pytest.mark.django_db
@@ -25,19 +23,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def codes(room: Room) -> None:
     import_demo()
-    code_import(
-        record=CodeRecord(
-            slug="code-civil",
-            title="Code civil",
-            source_format="codes-jsonl",
-            snapshot_date=D(2018, 1, 1),
-            versions=[
-                version(
-                    "1240", "Celui qui cause un dommage le répare (texte inventé).", None, None
-                ),
-                version("1241", "Voir l'article 1240 pour la faute (texte inventé).", None, None),
-            ],
-        )
+    import_code(
+        version("1240", "Celui qui cause un dommage le répare (texte inventé).", None, None),
+        version("1241", "Voir l'article 1240 pour la faute (texte inventé).", None, None),
+        slug="code-civil",
+        title="Code civil",
     )
 
 
