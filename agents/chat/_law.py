@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.chat._sources import SourceBook
+from agents.chat._sources import ARTICLE_CHARS, EXCERPT_CHARS, SourceBook
 
-LAW_TEXT_CHARS = 2400  # of an article read (get_article)
-EXCERPT_CHARS = 600  # of a search hit
 AUTO_FOLLOW_HITS = 2  # the search hits whose renvois the code follows
 AUTO_FOLLOW_DEPTH = 2
+# Articles read and search hits are cut like a contract's (ARTICLE_CHARS, EXCERPT_CHARS).
 # A graph shows this many referenced articles, this long: what is numbered is what the model
 # reads (a result cut at MAX_RESULT_CHARS would leave numbered sources it never saw).
 GRAPH_ARTICLES, GRAPH_TEXT_CHARS = 12, 1500
@@ -50,7 +49,7 @@ def search_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
 
 def article_view(book: SourceBook, result: dict[str, Any]) -> dict[str, Any]:
     article = result["article"]
-    view = _article(book, article, "text", LAW_TEXT_CHARS)
+    view = _article(book, article, "text", ARTICLE_CHARS)
     view["versions"] = [
         {"valid_from": v["valid_from"], "valid_to": v["valid_to"], "state": v["state"]}
         for v in article.get("history", [])
@@ -78,7 +77,7 @@ def graph_view(
     shown = sorted(result["articles"], key=lambda item: item["hops"])[:articles]
     return {
         "as_of": result["as_of"],
-        "root": _article(book, result["root"], "text", LAW_TEXT_CHARS),
+        "root": _article(book, result["root"], "text", ARTICLE_CHARS),
         "referenced": [
             {**_article(book, item, "text", chars), "hops": item["hops"]} for item in shown
         ],
