@@ -294,6 +294,20 @@ LEXROOM_AGENT_MAX_LISTED = env_int("LEXROOM_AGENT_MAX_LISTED", 200, minimum=1)
 LEXROOM_AGENT_QUESTIONS_PER_MINUTE = env_int("LEXROOM_AGENT_QUESTIONS_PER_MINUTE", 10, minimum=0)
 # Questions of one member being answered at once in a workspace (each holds a model).
 LEXROOM_AGENT_CONCURRENT_QUESTIONS = env_int("LEXROOM_AGENT_CONCURRENT_QUESTIONS", 2, minimum=1)
+# Case law (sources.caselaw): the two public sites, read live and cached in Postgres.
+LEXROOM_ARIANEWEB_URL = env_str("LEXROOM_ARIANEWEB_URL", "https://www.conseil-etat.fr")
+LEXROOM_OPENDATA_URL = env_str(
+    "LEXROOM_OPENDATA_URL", "https://opendata.justice-administrative.fr/recherche/api"
+)
+# The sites' terms ask for 500 ms between requests; a lower value applies to loopback only.
+LEXROOM_CASELAW_MIN_INTERVAL_MS = env_int("LEXROOM_CASELAW_MIN_INTERVAL_MS", 500, minimum=0)
+LEXROOM_CASELAW_TIMEOUT = env_float("LEXROOM_CASELAW_TIMEOUT", 20.0)
+LEXROOM_CASELAW_RETRIES = env_int("LEXROOM_CASELAW_RETRIES", 2, minimum=0)
+LEXROOM_CASELAW_BACKOFF_SECONDS = env_float("LEXROOM_CASELAW_BACKOFF_SECONDS", 1.0)
+# Searches are cached a day, documents (decisions, conclusions, analyses) thirty.
+LEXROOM_CASELAW_SEARCH_TTL = env_int("LEXROOM_CASELAW_SEARCH_TTL", 86_400, minimum=0)
+LEXROOM_CASELAW_DOCUMENT_TTL = env_int("LEXROOM_CASELAW_DOCUMENT_TTL", 30 * 86_400, minimum=0)
+LEXROOM_CASELAW_MAX_BYTES = env_int("LEXROOM_CASELAW_MAX_MB", 20, minimum=1) * 1024 * 1024
 # OpenTelemetry spans per turn, model call and tool call go to this OTLP/HTTP endpoint
 # (``pip install -e '.[otel]'``); empty: none.
 OTEL_EXPORTER_OTLP_ENDPOINT = env_str("OTEL_EXPORTER_OTLP_ENDPOINT", "")

@@ -36,6 +36,7 @@ from documents.selectors import (
     document_links,
     document_provenance,
 )
+from documents.services import JSON_SOURCES
 from documents.viewer_notes import article_notes
 from workspaces.models import Role, User
 from workspaces.selectors import (
@@ -219,7 +220,7 @@ def document_original(request: HttpRequest, slug: str, ref: str) -> FileResponse
     workspace = workspace_get_for_member(user=user, slug=slug)
     document = document_get(workspace=workspace, ref=ref)
     filename, content_type = document.filename, CONTENT_TYPES.get(document.media_type)
-    if document.source == "dataroom":  # stored as the data room's JSON entry
+    if document.source in JSON_SOURCES:  # stored as a JSON entry (data room, decision)
         filename, content_type = f"{PurePath(filename).stem}.json", "application/json"
     try:
         original = default_storage.open(document.original, "rb")

@@ -140,3 +140,34 @@ class Renvoi(models.Model):
 
     def __str__(self) -> str:
         return self.raw
+
+
+class CaseLawResponse(models.Model):
+    """A response of a case-law site, kept so a repeated question costs the site nothing.
+
+    Public data, the same for every firm: no ``workspace_id``. ``key`` is the SHA-256 of the
+    URL; ``fetched_at`` gives the answer's age (shown with every result).
+    """
+
+    key = models.CharField(max_length=64, unique=True)
+    url = models.TextField()
+    status = models.PositiveSmallIntegerField()
+    content_type = models.CharField(max_length=200, blank=True)
+    body = models.BinaryField()
+    fetched_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.url[:120]
+
+
+class CaseLawHit(models.Model):
+    """A decision's metadata as a search returned it, so ``get_decision`` can name its court,
+    formation, ECLI and linked conclusions without searching again."""
+
+    decision_id = models.CharField(max_length=200, unique=True)
+    source = models.CharField(max_length=20)  # arianeweb | opendata
+    metadata = models.JSONField()
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.decision_id

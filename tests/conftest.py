@@ -126,3 +126,24 @@ def brenalis_room(django_db_setup, django_db_blocker, request) -> Iterator[Brena
         outsider = UserFactory(firm=owner.firm, email=f"outsider@{slug}.test")
         yield BrenalisRoom(workspace, owner, viewer, outsider)
         workspace_purge_throwaway(workspace=workspace)
+
+
+@pytest.fixture
+def fake_caselaw(tmp_path):
+    """Both case-law sites served locally (tests/sources/fake_caselaw.py), the clients
+    pointed at them, no spacing (loopback) unless a test sets it, quick retries."""
+    from tests.sources.fake_caselaw import FakeCaseLaw, serve
+
+    fake = FakeCaseLaw()
+    server, thread = serve(fake)
+    with override_settings(
+        LEXROOM_ARIANEWEB_URL=fake.url,
+        LEXROOM_OPENDATA_URL=f"{fake.url}/recherche/api",
+        LEXROOM_CASELAW_MIN_INTERVAL_MS=0,
+        LEXROOM_CASELAW_BACKOFF_SECONDS=0.01,
+        LEXROOM_DATA_DIR=tmp_path,
+    ):
+        yield fake
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)

@@ -119,7 +119,7 @@ def tool_definitions() -> list[dict[str, Any]]:
 def _load() -> None:
     # The tool modules register themselves on import; importing here keeps the registry
     # module free of the search app's import at Django start-up.
-    from agents.tools import ask, compliance, definitions, legal  # noqa: F401
+    from agents.tools import ask, caselaw, compliance, definitions, legal  # noqa: F401
 
 
 # --- The call path -----------------------------------------------------------------------

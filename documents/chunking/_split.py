@@ -105,8 +105,28 @@ def _sections(text: str, top: list[Heading]) -> list[tuple[int, int, str, str, s
     ]
 
 
+def given_sections(
+    text: str, sections: list[tuple[int, str, str]]
+) -> list[tuple[int, int, str, str, str]]:
+    """Sections the document declares itself, as (start, heading, ref): a saved court
+    decision's visas, points and dispositif. The text before the first is the preamble."""
+    starts = sorted(s for s in sections if 0 <= s[0] < len(text))
+    if not starts:
+        return [(0, len(text), "part", "", "")]
+    ends = [start for start, _heading, _ref in starts[1:]] + [len(text)]
+    return [(0, starts[0][0], "preamble", "", "")] + [
+        (start, end, "article", heading, ref)
+        for (start, heading, ref), end in zip(starts, ends, strict=True)
+    ]
+
+
 def split_into_chunks(
-    text: str, page_starts: list[int], *, max_chars: int = 2400, overlap_chars: int = 200
+    text: str,
+    page_starts: list[int],
+    *,
+    max_chars: int = 2400,
+    overlap_chars: int = 200,
+    sections: list[tuple[int, str, str]] | None = None,
 ) -> list[ChunkDraft]:
     """Cut a document's text into chunks: a preamble, then one chunk per top-level article.
 
@@ -114,20 +134,21 @@ def split_into_chunks(
     sub-sections first, then at paragraphs, lines and sentences; pieces not cut at a
     sub-heading repeat the last `overlap_chars` characters of the previous piece. Without
     any heading the whole text is cut that way. Every non-blank character lands in a chunk.
+    ``sections`` (start, heading, ref), when given, replace the detected articles.
     """
     if max_chars <= 0 or not 0 <= overlap_chars < max_chars:
         raise ValueError("need max_chars > 0 and 0 <= overlap_chars < max_chars")
     if not text.strip():
         return []
     candidates = candidate_headings(text)
-    top = top_level(candidates)
+    top = top_level(candidates) if sections is None else []
     top_starts = {heading.line_start for heading in top}
     heading_cuts = sorted({h.line_start for h in candidates} - top_starts)
     heading_cut_set = set(heading_cuts)
-    sections = _sections(text, top)
+    parts = _sections(text, top) if sections is None else given_sections(text, sections)
     budget = max_chars - overlap_chars
     drafts: list[ChunkDraft] = []
-    for raw_start, raw_end, kind, heading, ref in sections:
+    for raw_start, raw_end, kind, heading, ref in parts:
         start, end = _trim(text, raw_start, raw_end)
         if start == end:
             continue

@@ -211,6 +211,9 @@ CONTRACT_TYPES: tuple[ContractTypeLabel, ...] = (
         r"construction", r"marche de travaux", r"maitrise d oeuvre", r"vefa",
         r"promotion immobiliere",
     ),
+    # Not a contract: a court decision saved into a workspace from the case-law sources.
+    _label("decision", "Décision de justice", "Court decision",
+           r"decision de justice", r"court decision", r"decision juridictionnelle"),
     _label(
         "other", "Autre contrat", "Other contract",
         r"agreements?", r"agreemen", r"contracts?", r"contrat", r"convention", r"accord",

@@ -17,6 +17,7 @@ from documents.selectors import chunks_pending_embedding
 from documents.services._clause_types import chunks_tag_clause_types, workspace_tag_clause_types
 from documents.services._embed import FAIR_SHARE_CHUNKS, _fair_shares, chunks_embed_pending
 from documents.services._entities import entity_merge, entity_split_alias
+from documents.services._process import JSON_SOURCES
 from documents.services._steps import (
     EMBED_BATCH,
     STEPS,
@@ -42,6 +43,7 @@ __all__ = [
     "DATAROOM_FIELDS",
     "EMBED_BATCH",
     "FAIR_SHARE_CHUNKS",
+    "JSON_SOURCES",
     "STEPS",
     "WORKSPACE_STEPS",
     "IngestError",

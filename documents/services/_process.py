@@ -26,6 +26,9 @@ from documents.services._metadata import apply_metadata, filename_title, languag
 from documents.textsearch import chunk_vectors_update
 
 logger = logging.getLogger(__name__)
+# Stored as a JSON entry whose "content" is the text: a data room's entries, and court
+# decisions saved from the case-law sources (which also declare their sections).
+JSON_SOURCES = frozenset({"dataroom", "case_law"})
 
 
 def document_parse(document: Document) -> Document:
@@ -64,7 +67,7 @@ def document_parse(document: Document) -> Document:
     # Refused here, before any metadata is read, as every refusal of the text: the chunk step
     # cuts the text again (it is cheap and pure) rather than carrying the drafts over.
     with timed("chunk"):
-        drafts = chunking.split_into_chunks(parsed.text, parsed.page_starts)
+        drafts = _drafts(document, parsed.text, parsed.page_starts)
     if len(drafts) > settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT:
         message = gettext(
             "Too many passages to index: %(count)s chunks, more than the %(limit)s allowed per "
@@ -108,7 +111,7 @@ def document_chunk(document: Document) -> Document:
     """Step "chunk": the chunks (replacing those of an earlier run), findable by full-text at
     once; the document then waits for embedding (or is done, having nothing to embed)."""
     with timed("chunk"):
-        drafts = chunking.split_into_chunks(document.text, document.page_starts)
+        drafts = _drafts(document, document.text, document.page_starts)
         party_names = list(
             DocumentParty.objects.filter(document=document)
             .order_by("ordinal")
@@ -155,10 +158,21 @@ def document_chunk(document: Document) -> Document:
     return _reached(document, DocumentStatus.CHUNKED if drafts else DocumentStatus.EMBEDDED)
 
 
+def _drafts(document: Document, text: str, page_starts: list[int]) -> list[chunking.ChunkDraft]:
+    """The chunks: at the sections a saved decision declares, else at the detected articles."""
+    declared = document.raw_metadata.get("sections") if document.source in JSON_SOURCES else None
+    sections = (
+        [(int(s["start"]), str(s["heading"]), str(s["ref"])) for s in declared]
+        if isinstance(declared, list)
+        else None
+    )
+    return chunking.split_into_chunks(text, page_starts, sections=sections)
+
+
 def _read_text(document: Document) -> parsing.ParsedText:
     with default_storage.open(document.original, "rb") as handle:
         data = handle.read()
-    if document.source == "dataroom":
+    if document.source in JSON_SOURCES:
         content = str(json.loads(data.decode())["content"])
         text = content.replace("\r\n", "\n")
         return parsing.ParsedText(text=text, page_starts=[0], media_type="txt")

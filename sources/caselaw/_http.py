@@ -1,0 +1,214 @@
+"""Polite HTTP to the case-law sites: spacing per host, timeouts, bounded retries, and a
+persistent response cache in Postgres.
+
+The sites ask for 500 ms between requests. The spacing is counted from the end of one
+request to the start of the next, under a file lock per host, so every process of this
+machine (web, workers, MCP) shares it. A failure is an error that says so: offline, the site
+in trouble, or a format we no longer read; never an empty list that would read as "no case
+law". When the site fails and a cached answer exists, the cached answer is served with its age.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import httpx
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from sources.models import CaseLawResponse
+
+USER_AGENT = "Lexroom/0.1 (self-hosted legal document platform)"
+SITE_MIN_INTERVAL_MS = 500  # the sites' terms; a lower setting applies to loopback only
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_RETRY_AFTER = 30.0
+
+
+class CaseLawError(Exception):
+    """A question the case-law sources cannot answer. ``kind``: invalid_arguments, not_found,
+    unavailable (offline, timeouts, the site's errors) or source_changed (a format we no
+    longer read)."""
+
+    def __init__(self, kind: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Fetched:
+    url: str
+    body: bytes
+    content_type: str
+    fetched_at: dt.datetime
+    from_cache: bool
+    stale: bool = False  # served from the cache because the site failed
+
+    @property
+    def age_seconds(self) -> int:
+        return max(0, int((timezone.now() - self.fetched_at).total_seconds()))
+
+
+def source_changed(site: str, problem: str) -> CaseLawError:
+    message = gettext(
+        "%(site)s answered in a format Lexroom does not read (%(problem)s): the site may have "
+        "changed. No result is shown rather than a wrong one."
+    )
+    return CaseLawError("source_changed", message % {"site": site, "problem": problem})
+
+
+def _interval(host: str) -> float:
+    wanted = settings.LEXROOM_CASELAW_MIN_INTERVAL_MS
+    return (wanted if host in LOOPBACK else max(wanted, SITE_MIN_INTERVAL_MS)) / 1000
+
+
+def _lock_path(host: str) -> Path:
+    folder = Path(settings.LEXROOM_DATA_DIR) / "caselaw"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"spacing-{re.sub(r'[^A-Za-z0-9.-]', '_', host)}.lock"
+
+
+class _Spacing:
+    """Held around one request: waits until ``interval`` has passed since the last request
+    to the host ended (in any process), and records this one's end."""
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.handle: Any = None
+
+    def __enter__(self) -> None:
+        self.handle = _lock_path(self.host).open("a+")
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        self.handle.seek(0)
+        try:
+            last_end = float(self.handle.read().strip() or 0)
+        except ValueError:
+            last_end = 0.0
+        wait = last_end + _interval(self.host) - time.time()
+        if wait > 0:
+            time.sleep(min(wait, 60.0))
+
+    def __exit__(self, *exc: object) -> None:
+        self.handle.seek(0)
+        self.handle.truncate()
+        self.handle.write(f"{time.time():.6f}")
+        self.handle.flush()
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def _request(client: httpx.Client, url: str) -> tuple[int, str, bytes, str | None]:
+    """One GET, its body read up to the size limit."""
+    limit = settings.LEXROOM_CASELAW_MAX_BYTES
+    with client.stream("GET", url) as response:
+        chunks, size = [], 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > limit:
+                message = gettext("%(url)s: the answer is larger than %(mb)d MB.")
+                raise CaseLawError("unavailable", message % {"url": url, "mb": limit >> 20})
+            chunks.append(chunk)
+        content_type = response.headers.get("content-type", "")
+        return (
+            response.status_code,
+            content_type,
+            b"".join(chunks),
+            response.headers.get("retry-after"),
+        )
+
+
+class Fetcher:
+    """GETs to one site, cached (``ttl`` seconds) in ``CaseLawResponse``."""
+
+    def __init__(self, base_url: str, site: str) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.site = site
+        self.host = urlsplit(self.base_url).hostname or ""
+
+    def url(self, path: str, params: dict[str, Any] | None = None) -> str:
+        query = f"?{urlencode(params)}" if params else ""
+        return f"{self.base_url}{path}{query}"
+
+    def get(self, url: str, *, ttl: int) -> Fetched:
+        key = hashlib.sha256(url.encode()).hexdigest()
+        cached = CaseLawResponse.objects.filter(key=key).first()
+        now = timezone.now()
+        if cached is not None and (now - cached.fetched_at).total_seconds() < ttl:
+            return Fetched(url, bytes(cached.body), cached.content_type, cached.fetched_at, True)
+        try:
+            status, content_type, body = self._fetch(url)
+        except CaseLawError as exc:
+            if cached is not None and exc.kind == "unavailable":
+                body = bytes(cached.body)
+                return Fetched(url, body, cached.content_type, cached.fetched_at, True, True)
+            raise
+        fetched_at = timezone.now()
+        CaseLawResponse.objects.bulk_create(
+            [
+                CaseLawResponse(
+                    key=key,
+                    url=url,
+                    status=status,
+                    content_type=content_type[:200],
+                    body=body,
+                    fetched_at=fetched_at,
+                )
+            ],
+            update_conflicts=True,
+            unique_fields=["key"],
+            update_fields=["url", "status", "content_type", "body", "fetched_at"],
+        )
+        return Fetched(url, body, content_type, fetched_at, False)
+
+    def _fetch(self, url: str) -> tuple[int, str, bytes]:
+        """The body of a 200, after up to LEXROOM_CASELAW_RETRIES retries of a timeout, a
+        refused connection, a 429 or a 5xx."""
+        attempts = settings.LEXROOM_CASELAW_RETRIES + 1
+        timeout = httpx.Timeout(settings.LEXROOM_CASELAW_TIMEOUT, connect=5.0)
+        problem = ""
+        with httpx.Client(timeout=timeout, headers={"User-Agent": USER_AGENT}) as client:
+            for attempt in range(attempts):
+                retry_after = None
+                try:
+                    with _Spacing(self.host):
+                        status, content_type, body, retry_after = _request(client, url)
+                except httpx.HTTPError as exc:
+                    problem = f"{exc.__class__.__name__}: {exc}"
+                else:
+                    if status == 200:
+                        return status, content_type, body
+                    if status == 404:
+                        message = gettext("%(site)s has no such document (HTTP 404).")
+                        raise CaseLawError("not_found", message % {"site": self.site}, url=url)
+                    problem = f"HTTP {status}"
+                    if status not in RETRY_STATUSES:
+                        break
+                if attempt + 1 < attempts:
+                    time.sleep(_backoff(attempt, retry_after))
+        message = gettext(
+            "%(site)s cannot be reached or fails (%(problem)s, %(attempts)d attempts). "
+            "Try again later; this is not an answer that no case law exists."
+        )
+        raise CaseLawError(
+            "unavailable",
+            message % {"site": self.site, "problem": problem, "attempts": attempts},
+            url=url,
+        )
+
+
+def _backoff(attempt: int, retry_after: str | None) -> float:
+    base = settings.LEXROOM_CASELAW_BACKOFF_SECONDS * (2**attempt)
+    if retry_after and retry_after.strip().isdigit():
+        return min(max(base, float(retry_after)), MAX_RETRY_AFTER)
+    return base
