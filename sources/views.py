@@ -197,10 +197,14 @@ def _read_or_error(request: HttpRequest, read: Any, key: str, template: str) -> 
     if key == "decision":
         context["save_to"] = [
             w for w in workspace_list_with_roles(user=_user(request))
-            if ROLE_RANK.get(w.member_role, 0) >= ROLE_RANK[Role.EDITOR]
+            if _rank(getattr(w, "member_role", None)) >= ROLE_RANK[Role.EDITOR]
         ]  # fmt: skip
         context["conclusions_url"] = download_or_none(body[key].get("conclusions_id"))
     return render(request, template, context)
+
+
+def _rank(role: str | None) -> int:
+    return ROLE_RANK[Role(role)] if role in Role.values else 0
 
 
 def download_or_none(doc_id: str | None) -> str | None:

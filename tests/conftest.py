@@ -129,7 +129,7 @@ def brenalis_room(django_db_setup, django_db_blocker, request) -> Iterator[Brena
 
 
 @pytest.fixture
-def fake_caselaw(tmp_path):
+def fake_caselaw():
     """Both case-law sites served locally (tests/sources/fake_caselaw.py), the clients
     pointed at them, no spacing (loopback) unless a test sets it, quick retries."""
     from tests.sources.fake_caselaw import FakeCaseLaw, serve
@@ -141,7 +141,6 @@ def fake_caselaw(tmp_path):
         LEXROOM_OPENDATA_URL=f"{fake.url}/recherche/api",
         LEXROOM_CASELAW_MIN_INTERVAL_MS=0,
         LEXROOM_CASELAW_BACKOFF_SECONDS=0.01,
-        LEXROOM_DATA_DIR=tmp_path,
     ):
         yield fake
     server.shutdown()

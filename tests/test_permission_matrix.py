@@ -189,6 +189,12 @@ ROUTES: dict[str, dict[str, str]] = {
     # The French codes: public law, any signed-in user, session only (a bearer is ignored).
     "codes/": PAGE_ANY_USER,
     "codes/<str:code>/<str:number>/": PAGE_ANY_USER,
+    # Case law: the same (public sources); saving into a workspace needs an editor.
+    "jurisprudence/": PAGE_ANY_USER,
+    "jurisprudence/decision/": PAGE_ANY_USER,
+    "jurisprudence/conclusions/": PAGE_ANY_USER,
+    "jurisprudence/analysis/": PAGE_ANY_USER,
+    "jurisprudence/save/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
     "admin/": ADMIN,
     "admin/login/": ADMIN_LOGIN,
     "admin/logout/": ADMIN_LOGOUT,
@@ -246,6 +252,13 @@ TOOLS: dict[str, dict[str, str]] = {
     "search_legal_codes": TOOL_NO_WORKSPACE,
     "get_article": TOOL_NO_WORKSPACE,
     "follow_renvois": TOOL_NO_WORKSPACE,
+    # Case law: public sources read live (the fake sites here), no workspace, read-only.
+    "search_case_law": TOOL_NO_WORKSPACE,
+    "get_decision": TOOL_NO_WORKSPACE,
+    "get_conclusions": TOOL_NO_WORKSPACE,
+    "get_analysis": TOOL_NO_WORKSPACE,
+    # Saving a decision writes a document: editors and owners, never a read-only token.
+    "save_decision": TOOL_EDITOR_WRITE,
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "list_workspaces": {},
@@ -262,6 +275,11 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "search_legal_codes": {"query": "préavis", "as_of": "2017-01-01"},
     "get_article": {"code": "code-des-essais", "number": "L. 101-1", "as_of": "2017-01-01"},
     "follow_renvois": {"code": "code-des-essais", "number": "L101-2", "depth": 2},
+    "search_case_law": {"query": "éolienne", "limit": 3},
+    "get_decision": {"id": "/Ariane_Web/AW_DCE/|480003"},
+    "get_conclusions": {"id": "/Ariane_Web/AW_DCE/|480003"},
+    "get_analysis": {"id": "/Ariane_Web/AW_DCE/|480003"},
+    "save_decision": {"workspace": "deal-alpha", "id": "/Ariane_Web/AW_DCE/|480003"},
 }  # fmt: skip
 
 # Requests that are not a plain GET.
@@ -273,6 +291,7 @@ POSTS = {
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/",
     "w/<slug:slug>/flags/scan/",
     "w/<slug:slug>/flags/<int:flag_id>/",
+    "jurisprudence/save/",
 }
 # Form posts (the others upload a file).
 FORMS = {
@@ -282,6 +301,14 @@ FORMS = {
     "w/<slug:slug>/flags/scan/": {},
     # "open" again on an open flag: a note in its history.
     "w/<slug:slug>/flags/<int:flag_id>/": {"status": "open", "note": "vu"},
+    "jurisprudence/save/": {"id": "/Ariane_Web/AW_DCE/|480003", "workspace": "deal-alpha"},
+}
+# Pages that read their object from the query string (a case-law id holds "/" and "|").
+QUERIES = {
+    "jurisprudence/": "?q=%C3%A9olienne",
+    "jurisprudence/decision/": "?id=%2FAriane_Web%2FAW_DCE%2F%7C480003",
+    "jurisprudence/conclusions/": "?id=%2FAriane_Web%2FAW_DCE%2F%7C480003",
+    "jurisprudence/analysis/": "?id=%2FAriane_Web%2FAW_DCE%2F%7C480003",
 }
 
 CONTRACT = {
@@ -447,7 +474,7 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
     for placeholder, value in values.items():
         url = url.replace(placeholder, value)
     assert "<" not in url, f"no value for a parameter of {route}"
-    return url
+    return url + QUERIES.get(route, "")
 
 
 def with_chunk(values: dict[str, Any], world: World) -> dict[str, Any]:
@@ -487,7 +514,7 @@ def test_every_url_pattern_and_tool_is_in_the_matrix():
 # The chat's posts queue questions no worker answers here: the per-member limits on questions
 # are tested in tests/agents; this table is about who may, not how often.
 @override_settings(LEXROOM_AGENT_CONCURRENT_QUESTIONS=100, LEXROOM_AGENT_QUESTIONS_PER_MINUTE=0)
-def test_every_credential_gets_the_expected_answer_everywhere(world: World):
+def test_every_credential_gets_the_expected_answer_everywhere(world: World, fake_caselaw):
     _load()
     mismatches = []
     for route, _pattern in url_patterns():

@@ -21,15 +21,18 @@ from agents.chat._answer import (
 )
 from agents.chat._sources import Source, SourceBook
 from agents.selectors import cited_texts, existing_citations, workspace_owner_names
+from sources.caselaw import decision_texts
 from sources.selectors import version_texts, versions_existing
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
+
+PUBLIC_KINDS = frozenset({"law", "decision"})  # the codes and case law: no workspace
 
 
 def source_link(workspace: Workspace, source: Source) -> str:
     """The document viewer at the cited article (or at the contract's top); the Codes page
     at the article's version, for the law."""
-    if source.kind == "law":
+    if source.kind in PUBLIC_KINDS:
         return source.url or ""
     url = reverse("document_detail", args=[workspace.slug, source.contract_id])
     if source.chunk_id is not None:
@@ -74,7 +77,8 @@ def _dangling(workspace: Workspace, book: SourceBook, numbers: list[int]) -> lis
     law = [s for s in everything if s.kind == "law"]
     stored_law = versions_existing(s.version_id for s in law if s.version_id is not None)
     gone = [s.n for s in law if s.version_id not in stored_law]
-    sources = [s for s in everything if s.kind != "law"]
+    # A decision is public and cached: never gone from under the answer.
+    sources = [s for s in everything if s.kind not in PUBLIC_KINDS]
     with workspace_scope(workspace):
         chunks, contracts = existing_citations(
             workspace=workspace,
@@ -104,7 +108,7 @@ def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, An
             draft = abstention(workspace, _gone())
     numbers = cited_numbers(draft)
     cited = [s for n in numbers if (s := book.get(n)) is not None]
-    sources = [s for s in cited if s.kind != "law"]
+    sources = [s for s in cited if s.kind not in PUBLIC_KINDS]
     with workspace_scope(workspace):
         stored = cited_texts(
             workspace=workspace,
@@ -112,6 +116,7 @@ def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, An
             contract_ids=[s.contract_id for s in sources if s.chunk_id is None],
         )
     stored += version_texts(s.version_id for s in cited if s.version_id is not None)
+    stored += decision_texts(s.decision_id for s in cited if s.decision_id is not None)
     text, quotes = verify_quotes(draft.answer, stored)
     checks["quotes"] = asdict(quotes)
     gaps = listing_gaps(draft, book)

@@ -36,6 +36,8 @@ class Source:
     # kind "law": an article of a code (sources.ArticleVersion), read at the turn's date.
     version_id: int | None = None
     url: str | None = None
+    # kind "decision": a court decision read from the case-law sites (its source's id).
+    decision_id: str | None = None
 
 
 @dataclass
@@ -61,6 +63,9 @@ class SourceBook:
             if kind == "law":
                 if source.version_id == key:
                     return source
+            elif kind == "decision":
+                if source.decision_id == key:
+                    return source
             elif (source.chunk_id if kind == "article" else source.contract_id) == key:
                 return source
         return None
@@ -81,6 +86,30 @@ class SourceBook:
             heading=f"art. {item['number']}" + (f" ({validity})" if validity else ""),
             version_id=int(item["version_id"]),
             url=str(item.get("url") or ""),
+        )
+        self.sources.append(source)
+        return source.n
+
+    def decision(self, item: dict[str, Any], url: str) -> int | None:
+        """A court decision (a search hit or a decision read), one number per decision."""
+        found = self._find("decision", str(item["id"]))
+        if found is not None:
+            return found.n
+        if sum(source.kind != "contract" for source in self.sources) >= self.max_articles:
+            return None
+        parts = [
+            item.get("court") or item.get("jurisdiction"),
+            item.get("formation"),
+            item.get("date"),
+            f"n° {item['number']}" if item.get("number") else None,
+        ]
+        source = Source(
+            len(self.sources) + 1,
+            "decision",
+            "",
+            ", ".join(str(p) for p in parts if p) or str(item["id"]),
+            url=url,
+            decision_id=str(item["id"]),
         )
         self.sources.append(source)
         return source.n
@@ -116,6 +145,8 @@ class SourceBook:
         return self.sources[n - 1] if 1 <= n <= len(self.sources) else None
 
     def label(self, source: Source) -> str:
+        if source.kind == "decision":
+            return source.title
         if source.kind == "law":
             return ", ".join(p for p in (source.title, source.heading) if p)
         parts = [source.contract_id, *([source.title] if source.title else [])]
@@ -183,8 +214,15 @@ def _articles(
             shown.append({"n": None, "note": "not numbered: too many sources already"})
             continue
         page = item.get("page", item.get("page_start"))
-        shown.append({"n": n, "chunk_id": item["chunk_id"], "heading": item.get("heading"),
-                      "page": page, key: str(item.get(key) or "")[:chars]})  # fmt: skip
+        shown.append(
+            {
+                "n": n,
+                "chunk_id": item["chunk_id"],
+                "heading": item.get("heading"),
+                "page": page,
+                key: str(item.get(key) or "")[:chars],
+            }
+        )
     return shown
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
+from agents.chat._caselaw import CASE_LAW_TOOLS, case_law_view
 from agents.chat._law import (
     AUTO_GRAPH_ARTICLES,
     AUTO_GRAPH_TEXT_CHARS,
@@ -38,12 +39,14 @@ NOT_OFFERED = frozenset({"ask", "list_workspaces"})
 
 
 def agent_tools() -> list[Tool]:
-    """The workspace's tools and the French codes' (public law, the same for every room)."""
+    """The workspace's tools, the French codes' and the case law's (public sources, the same
+    for every room)."""
     _load()
+    public = LAW_TOOLS | CASE_LAW_TOOLS
     return [
         tool
         for name, tool in REGISTRY.items()
-        if name not in NOT_OFFERED and (tool.needs_workspace or name in LAW_TOOLS)
+        if name not in NOT_OFFERED and (tool.needs_workspace or name in public)
     ]
 
 
@@ -100,8 +103,8 @@ def arguments_as_run(caller: Caller, name: str, proposed: dict[str, Any]) -> dic
     """The call's arguments as the code runs them: the conversation's workspace, the
     user's words as a search's query."""
     arguments = {**proposed}
-    if name in LAW_TOOLS:
-        arguments.pop("workspace", None)  # public law: no workspace
+    if name in LAW_TOOLS | CASE_LAW_TOOLS:
+        arguments.pop("workspace", None)  # public sources: no workspace
     else:
         arguments["workspace"] = caller.workspace.slug
     if name in {"search_data_room", "search_legal_codes"} and proposed.get("query"):
@@ -181,6 +184,9 @@ def _view(
         return duplicates_view(book, content), int(content["total_groups"]), 0
     if name in LAW_TOOLS:
         view, count = law_view(book, name, content)
+        return view, count, 0
+    if name in CASE_LAW_TOOLS:
+        view, count = case_law_view(book, name, content, arguments)
         return view, count, 0
     if name == "rate_result":  # the rated article is a source the answer may cite
         n = book.article(content["contract_id"], "", {"chunk_id": content["chunk_id"]})

@@ -15,6 +15,7 @@ from sources.caselaw._documents import (
     analysis_get,
     conclusions_get,
     decision_get,
+    decision_texts,
     download_url,
     id_source,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "case_law_search",
     "conclusions_get",
     "decision_get",
+    "decision_texts",
     "download_url",
     "id_source",
     "query_checked",

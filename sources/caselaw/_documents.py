@@ -8,6 +8,7 @@ that listed it, kept in ``CaseLawHit``, or from a search by its case number.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext
@@ -197,3 +198,16 @@ def download_url(doc_id: str) -> str:
     return _ariane.ArianeWebClient().fetcher.url(
         "/plugin", {"plugin": "Service.downloadFilePagePlugin", "Index": "Ariane_Web", "Id": doc_id}
     )
+
+
+def decision_texts(decision_ids: Iterable[str]) -> list[str]:
+    """The texts a quote from these decisions may come from: each decision and its
+    conclusions (read again through the cache), for the agent's quote check."""
+    texts = []
+    for decision_id in dict.fromkeys(decision_ids):
+        for read, key in ((decision_get, "decision"), (conclusions_get, "conclusions")):
+            try:
+                texts.append(str(read(decision_id)[key]["text"]))
+            except CaseLawError:
+                continue  # none published, or the site down: that text is simply not there
+    return texts

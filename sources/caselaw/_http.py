@@ -208,7 +208,7 @@ class Fetcher:
 
 
 def _backoff(attempt: int, retry_after: str | None) -> float:
-    base = settings.LEXROOM_CASELAW_BACKOFF_SECONDS * (2**attempt)
+    base = float(settings.LEXROOM_CASELAW_BACKOFF_SECONDS) * (1 << attempt)
     if retry_after and retry_after.strip().isdigit():
-        return min(max(base, float(retry_after)), MAX_RETRY_AFTER)
+        return float(min(max(base, float(retry_after)), MAX_RETRY_AFTER))
     return base

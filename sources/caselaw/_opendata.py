@@ -101,7 +101,9 @@ class OpenDataClient:
     def __init__(self) -> None:
         self.fetcher = Fetcher(settings.LEXROOM_OPENDATA_URL, SITE)
 
-    def search(self, *, courts: list[str], keyword: str, limit: int) -> tuple[list[dict], Fetched]:
+    def search(
+        self, *, courts: list[str], keyword: str, limit: int
+    ) -> tuple[list[dict[str, Any]], Fetched]:
         courts_part = quote(" OR ".join(courts), safe="")
         path = f"/model_search_juri/openData/{courts_part}/{quote(keyword, safe='')}/{limit}"
         fetched = self.fetcher.get(self.fetcher.url(path), ttl=settings.LEXROOM_CASELAW_SEARCH_TTL)

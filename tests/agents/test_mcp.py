@@ -68,6 +68,11 @@ TOOLS = {
     "search_legal_codes",
     "get_article",
     "follow_renvois",
+    "search_case_law",
+    "get_decision",
+    "get_conclusions",
+    "get_analysis",
+    "save_decision",
 }
 ACCEPT = "application/json, text/event-stream"
 CONTRACTS_A = {
@@ -277,7 +282,9 @@ def test_query_search_returns_the_relevant_article(world):
     assert first["contract_id"] == "c01"
 
 
-def test_tools_list_publishes_output_schemas_and_calls_return_structured_content(world):
+def test_tools_list_publishes_output_schemas_and_calls_return_structured_content(
+    world, fake_caselaw
+):
     calls: list[tuple[str, dict[str, Any]]] = [
         ("list_workspaces", {}),
         ("describe_data_room", {}),
@@ -296,6 +303,11 @@ def test_tools_list_publishes_output_schemas_and_calls_return_structured_content
         ("search_legal_codes", {"query": "délai de préavis", "as_of": "2017-01-01"}),
         ("get_article", {"code": "Code des essais", "number": "art. L. 101-2"}),
         ("follow_renvois", {"code": "code-des-essais", "number": "L101-2", "depth": 2}),
+        ("search_case_law", {"query": "éolienne", "limit": 3}),
+        ("get_decision", {"id": "/Ariane_Web/AW_DCE/|480003"}),
+        ("get_conclusions", {"id": "/Ariane_Web/AW_DCE/|480003"}),
+        ("get_analysis", {"id": "/Ariane_Web/AW_DCE/|480003"}),
+        ("save_decision", {"id": "/Ariane_Web/AW_DCE/|480003"}),
     ]
 
     async def run() -> tuple[Any, list[Any]]:
@@ -315,6 +327,27 @@ def test_tools_list_publishes_output_schemas_and_calls_return_structured_content
         assert not result.is_error, name
         assert result.structured_content == _payload(result)  # text content kept for old clients
         jsonschema.validate(result.structured_content, schemas[name])
+    _committed(_forget_saved_decisions, world.workspace_a)
+
+
+def _forget_saved_decisions(workspace: Workspace) -> None:
+    with workspace_scope(workspace):
+        Document.objects.filter(source="case_law").delete()
+
+
+def _committed(function: Any, *args: Any) -> None:
+    """Run ``function`` on a connection of its own, outside the test's transaction: the
+    server's writes are committed, so must be their undoing (the module shares its rooms)."""
+
+    def run() -> None:
+        try:
+            function(*args)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=30)
 
 
 # --- stdio --------------------------------------------------------------------------------

@@ -149,6 +149,20 @@ CASES: dict[str, list[Arguments]] = {
     "follow_renvois": [
         lambda room: _with_code({"code": "code-des-essais", "number": "L101-2", "depth": 2}),
     ],
+    # Case law: the local fake sites (tests/sources/fake_caselaw.py).
+    "search_case_law": [
+        lambda room: {"query": "éolienne", "limit": 5},
+        lambda room: {"query": "séjour", "jurisdiction": "TA", "date_from": "2024-01-01"},
+    ],
+    "get_decision": [
+        lambda room: {"id": "/Ariane_Web/AW_DCE/|480003"},
+        lambda room: {"id": "TA75:2400100:DTA_2400100_20241130"},
+    ],
+    "get_conclusions": [lambda room: {"id": "/Ariane_Web/AW_DCE/|480003"}],
+    "get_analysis": [lambda room: {"id": "/Ariane_Web/AW_DCE/|480003"}],
+    "save_decision": [
+        lambda room: {"id": "/Ariane_Web/AW_DCE/|480003", "include_conclusions": False}
+    ],
 }
 
 
@@ -159,7 +173,9 @@ def test_every_registered_tool_has_output_cases():
         assert tool.output_model is not AnyObject, f"{tool.name} declares no output model"
 
 
-def test_every_tool_output_validates_against_its_published_schema(brenalis: Brenalis, settings):
+def test_every_tool_output_validates_against_its_published_schema(
+    brenalis: Brenalis, settings, fake_caselaw
+):
     settings.LEXROOM_ARTICLES_PER_PAGE = 3  # so that c01 has a next page to read
     settings.OLLAMA_URL, settings.LEXROOM_LLM_RETRIES = "http://127.0.0.1:9", 0
     schemas = {d["name"]: d["outputSchema"] for d in tool_definitions()}

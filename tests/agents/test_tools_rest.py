@@ -76,6 +76,11 @@ def test_definitions_are_flat_for_small_models():
         "search_legal_codes",
         "get_article",
         "follow_renvois",
+        "search_case_law",
+        "get_decision",
+        "get_conclusions",
+        "get_analysis",
+        "save_decision",
     }
     assert definitions["rate_result"]["annotations"] == {"readOnlyHint": False}
     text = json.dumps(definitions)

@@ -27,8 +27,11 @@ def _ce_doc(n: int, source: str, cls: str, date: dt.date, *, extra: str = "") ->
     number = str(480000 + n)
     doc: dict[str, Any] = {
         "Id": f"/Ariane_Web/{source}/|{number}",
-        "SourceStr3": {"AW_DCE": "Conseil d'État", "AW_DTC": "Tribunal des conflits",
-                       "AW_DCA": "CAA de Lyon"}[source],  # fmt: skip
+        "SourceStr3": {
+            "AW_DCE": "Conseil d'État",
+            "AW_DTC": "Tribunal des conflits",
+            "AW_DCA": "CAA de Lyon",
+        }[source],
         "SourceStr4": source,
         "SourceStr5": number,
         "SourceStr7": "Section" if cls == "A" else "5ème chambre",
@@ -39,8 +42,11 @@ def _ce_doc(n: int, source: str, cls: str, date: dt.date, *, extra: str = "") ->
         "SourceStr18": "M. Public",
         "SourceStr21": f"Éolienne et urbanisme, affaire {n}. {extra}".strip(),
         "SourceStr30": f"ECLI:FR:CE:{date.year}:{number}.{date:%Y%m%d}",
-        "SourceStr39": {"AW_DCE": "/CE/decision/", "AW_DTC": "/TC/decision/",
-                        "AW_DCA": "/CAA/decision/"}[source],  # fmt: skip
+        "SourceStr39": {
+            "AW_DCE": "/CE/decision/",
+            "AW_DTC": "/TC/decision/",
+            "AW_DCA": "/CAA/decision/",
+        }[source],
         "SourceCsv1": number,
         "SourceInt1": date.year,
         "SourceDateTime1": f"{date.isoformat()} 00:00:00",
@@ -53,11 +59,18 @@ def _ce_doc(n: int, source: str, cls: str, date: dt.date, *, extra: str = "") ->
 
 def default_corpus() -> list[dict[str, Any]]:
     """CE: 12 A, 15 B, 18 C and 2 without a class; TC: 3 A and 4 C; CAA: 5 B. Dates spread
-    over 2019–2024, some shared between CE and TC (the merge's ties)."""
+    over 2023-2024, some shared between CE and TC (the merge's ties)."""
     docs = []
     start = dt.date(2024, 12, 20)
-    plan = [("AW_DCE", "A", 12), ("AW_DCE", "B", 15), ("AW_DCE", "C", 18), ("AW_DCE", "", 2),
-            ("AW_DTC", "A", 3), ("AW_DTC", "C", 4), ("AW_DCA", "B", 5)]  # fmt: skip
+    plan = [
+        ("AW_DCE", "A", 12),
+        ("AW_DCE", "B", 15),
+        ("AW_DCE", "C", 18),
+        ("AW_DCE", "", 2),
+        ("AW_DTC", "A", 3),
+        ("AW_DTC", "C", 4),
+        ("AW_DCA", "B", 5),
+    ]
     n = 0
     for source, cls, count in plan:
         for i in range(count):
@@ -69,9 +82,9 @@ def default_corpus() -> list[dict[str, Any]]:
 def decision_html(doc: dict[str, Any]) -> bytes:
     number = doc["SourceStr5"]
     html = f"""<html><head><meta charset="iso-8859-1"><title>Décision {number}</title></head>
-<body><p>{doc['SourceStr3']}</p><p>N° {number}</p><p>{doc.get('SourceStr30', '')}</p>
+<body><p>{doc["SourceStr3"]}</p><p>N° {number}</p><p>{doc.get("SourceStr30", "")}</p>
 <p>Société Éolia c/ Ministre de la transition écologique</p>
-<p>Lecture du {doc['SourceDateTime1'][:10]}</p>
+<p>Lecture du {doc["SourceDateTime1"][:10]}</p>
 <p>Vu la procédure suivante :</p>
 <p>La société Éolia a demandé l'annulation de l'arrêté préfectoral.</p>
 <p>Vu les autres pièces du dossier ;</p>
@@ -99,8 +112,12 @@ def conclusions_pdf(doc: dict[str, Any]) -> bytes:
     pdf = FPDF()
     pdf.add_page()
     pdf.set_font("Helvetica", size=11)
-    pdf.multi_cell(0, 6, f"Conclusions de M. Public, rapporteur public, sur l'affaire "
-                         f"n° {doc['SourceStr5']}. L'éolienne ne méconnaît pas l'intérêt.")  # fmt: skip
+    pdf.multi_cell(
+        0,
+        6,
+        f"Conclusions de M. Public, rapporteur public, sur l'affaire "
+        f"n° {doc['SourceStr5']}. L'éolienne ne méconnaît pas l'intérêt.",
+    )
     return bytes(pdf.output())
 
 
@@ -111,19 +128,23 @@ def opendata_corpus() -> list[dict[str, Any]]:
         number = f"{2400100 + i}"
         date = dt.date(2024, 11, 30) - dt.timedelta(days=17 * i)
         ident = f"DTA_{number}_{date:%Y%m%d}"
-        hits.append({
-            "Identification": f"{ident}.xml",
-            "Code_Juridiction": court,
-            "Nom_Juridiction": {"TA75": "Tribunal Administratif de Paris",
-                                "TA69": "Tribunal Administratif de Lyon",
-                                "TA76": "Tribunal Administratif de Rouen"}[court],
-            "Numero_ECLI": "undefined" if i % 2 else f"ECLI:FR:TA{court[2:]}:2024:{number}",
-            "Code_Publication": "ABCD"[i % 4],
-            "Formation_Jugement": "undefined",
-            "Numero_Dossier": number,
-            "Type_Decision": "Décision",
-            "Date_Lecture": date.isoformat(),
-        })  # fmt: skip
+        hits.append(
+            {
+                "Identification": f"{ident}.xml",
+                "Code_Juridiction": court,
+                "Nom_Juridiction": {
+                    "TA75": "Tribunal Administratif de Paris",
+                    "TA69": "Tribunal Administratif de Lyon",
+                    "TA76": "Tribunal Administratif de Rouen",
+                }[court],
+                "Numero_ECLI": "undefined" if i % 2 else f"ECLI:FR:TA{court[2:]}:2024:{number}",
+                "Code_Publication": "ABCD"[i % 4],
+                "Formation_Jugement": "undefined",
+                "Numero_Dossier": number,
+                "Type_Decision": "Décision",
+                "Date_Lecture": date.isoformat(),
+            }
+        )
     return hits
 
 
@@ -160,23 +181,37 @@ class FakeCaseLaw:
         if "SourceCsv1" in query:
             wanted = query["SourceCsv1"]
             docs = [d for d in docs if wanted in d.get("SourceCsv1", "").split(";")]
-            docs += [self._linked(d, key) for d in docs for key in ("SourceCsv6", "SourceCsv7")
-                     if d.get(key)]  # fmt: skip
+            docs += [
+                self._linked(d, key)
+                for d in docs
+                for key in ("SourceCsv6", "SourceCsv7")
+                if d.get(key)
+            ]
         if "SourceInt1" in query:
             docs = [d for d in docs if str(d.get("SourceInt1")) == query["SourceInt1"]]
         if query.get("SearchText"):
             words = query["SearchText"].lower().split()
-            docs = [d for d in docs if all(w in json.dumps(d, ensure_ascii=False).lower()
-                                           for w in words)]  # fmt: skip
+            docs = [
+                d
+                for d in docs
+                if all(w in json.dumps(d, ensure_ascii=False).lower() for w in words)
+            ]
         docs = sorted(docs, key=lambda d: d["SourceDateTime1"], reverse=True)
         skip = int(query.get("SkipFrom", 0))
-        return {"TotalCount": len(docs), "DocumentsPerPage": PAGE,
-                "Documents": docs[skip : skip + PAGE]}  # fmt: skip
+        return {
+            "TotalCount": len(docs),
+            "DocumentsPerPage": PAGE,
+            "Documents": docs[skip : skip + PAGE],
+        }
 
     def _linked(self, doc: dict[str, Any], key: str) -> dict[str, Any]:
         source = "AW_AJCE" if key == "SourceCsv6" else "AW_CRP"
-        return {"Id": doc[key], "SourceStr4": source, "SourceCsv1": doc["SourceCsv1"],
-                "SourceDateTime1": doc["SourceDateTime1"]}  # fmt: skip
+        return {
+            "Id": doc[key],
+            "SourceStr4": source,
+            "SourceCsv1": doc["SourceCsv1"],
+            "SourceDateTime1": doc["SourceDateTime1"],
+        }
 
     def download(self, doc_id: str) -> tuple[bytes, str] | None:
         source, _, number = doc_id.removeprefix("/Ariane_Web/").partition("/|")
@@ -192,9 +227,14 @@ class FakeCaseLaw:
     # --- Open data --------------------------------------------------------------------
 
     def es(self, hits: list[dict[str, Any]], highlight: str | None = None) -> dict[str, Any]:
-        rows = [{"_id": h["Identification"], "_source": h,
-                 "highlight": {"paragraph": [highlight]} if highlight else None}
-                for h in hits]  # fmt: skip
+        rows = [
+            {
+                "_id": h["Identification"],
+                "_source": h,
+                "highlight": {"paragraph": [highlight]} if highlight else None,
+            }
+            for h in hits
+        ]
         return {"decisions": {"body": {"hits": {"total": {"value": len(rows)}, "hits": rows}}}}
 
     def opendata_search(self, courts: str, keyword: str, limit: int) -> dict[str, Any]:
@@ -205,18 +245,30 @@ class FakeCaseLaw:
         return self.es(hits[:limit])
 
     def opendata_view(self, ident: str, court: str, number: str) -> dict[str, Any]:
-        hit = next((h for h in self.opendata if h["Identification"] == ident
-                    and h["Code_Juridiction"] == court and h["Numero_Dossier"] == number), None)  # fmt: skip
+        hit = next(
+            (
+                h
+                for h in self.opendata
+                if h["Identification"] == ident
+                and h["Code_Juridiction"] == court
+                and h["Numero_Dossier"] == number
+            ),
+            None,
+        )
         if hit is None:
             return self.es([])
         paragraphs = [
-            f"{hit['Nom_Juridiction']}", f"N° {number}",
+            f"{hit['Nom_Juridiction']}",
+            f"N° {number}",
             "M. <mark>Dupré</mark> c/ Préfet de la Seine-Maritime",
-            "Vu la procédure suivante :", "M. Dupré demande l'annulation de l'arrêté.",
-            "Vu les autres pièces du dossier.", "Considérant ce qui suit :",
+            "Vu la procédure suivante :",
+            "M. Dupré demande l'annulation de l'arrêté.",
+            "Vu les autres pièces du dossier.",
+            "Considérant ce qui suit :",
             "1. Le préfet a méconnu l'article L. 313-11 du code de l'entrée et du séjour.",
-            "D E C I D E :", "Article 1er : L'arrêté est annulé.",
-        ]  # fmt: skip
+            "D E C I D E :",
+            "Article 1er : L'arrêté est annulé.",
+        ]
         return self.es([hit], "$$$".join(paragraphs))
 
 
@@ -233,13 +285,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         fake = self.fake
         fake.log.append(Logged(time.monotonic(), self.path))
-        if fake.fail_status is not None:
-            if fake.fail_count <= 0 or len(fake.log) <= fake.fail_count:
-                self._send(fake.fail_status, b"<html>Service Unavailable</html>", "text/html")
-                return
+        failing = fake.fail_count <= 0 or len(fake.log) <= fake.fail_count
+        if fake.fail_status is not None and failing:
+            self._send(fake.fail_status, b"<html>Service Unavailable</html>", "text/html")
+            return
         parts = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         if fake.changed_shape:
@@ -273,4 +325,3 @@ def serve(fake: FakeCaseLaw) -> tuple[ThreadingHTTPServer, threading.Thread]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return server, thread
-

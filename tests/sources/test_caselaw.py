@@ -5,6 +5,7 @@ encodings, spacing, cache, failures and bad input, through the tools' one path."
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from typing import Any
 
 import pytest
@@ -72,7 +73,9 @@ def test_paging_through_the_merge_never_drops_or_repeats_a_decision(room, fake_c
 
 def test_no_a_or_b_decision_of_ce_and_tc_falls_back_to_the_caa_and_says_so(room, fake_caselaw):
     fake_caselaw.corpus = [
-        d for d in fake_caselaw.corpus if d["SourceStr8"] not in ("A", "B") or d["SourceStr4"] == "AW_DCA"
+        d
+        for d in fake_caselaw.corpus
+        if d["SourceStr8"] not in ("A", "B") or d["SourceStr4"] == "AW_DCA"
     ]
     body = _tool(room, "search_case_law", query="éolienne")
     assert body["searched"] == "CAA" and body["fallback"]["from"] == "CE+TC"
@@ -88,27 +91,45 @@ def test_dates_are_applied_exactly_across_years(room, fake_caselaw):
     start, end = dt.date(2023, 6, 15), dt.date(2024, 3, 10)
     pages, offset = [], 0
     while offset is not None:
-        body = _tool(room, "search_case_law", query="éolienne", date_from=str(start),
-                     date_to=str(end), limit=20, offset=offset)  # fmt: skip
+        body = _tool(
+            room,
+            "search_case_law",
+            query="éolienne",
+            date_from=str(start),
+            date_to=str(end),
+            limit=20,
+            offset=offset,
+        )
         pages += body["results"]
         offset = body["next_offset"]
-    expected = [
-        i for i in _expected(fake_caselaw.corpus, ("AW_DCE", "AW_DTC"))
-        if start <= dt.date.fromisoformat(next(d for d in fake_caselaw.corpus if d["Id"] == i)["SourceDateTime1"][:10]) <= end
-    ]  # fmt: skip
+    dates = {d["Id"]: dt.date.fromisoformat(d["SourceDateTime1"][:10]) for d in fake_caselaw.corpus}
+    order = _expected(fake_caselaw.corpus, ("AW_DCE", "AW_DTC"))
+    expected = [i for i in order if start <= dates[i] <= end]
     assert [hit["id"] for hit in pages] == expected and expected
     assert body["total"] is None  # filtered here: the site's counts do not apply
 
 
 def test_a_range_within_one_year_is_filtered_by_the_site_then_to_the_day(room, fake_caselaw):
-    body = _tool(room, "search_case_law", query="éolienne", date_from="2024-01-01",
-                 date_to="2024-06-30", limit=20)  # fmt: skip
+    body = _tool(
+        room,
+        "search_case_law",
+        query="éolienne",
+        date_from="2024-01-01",
+        date_to="2024-06-30",
+        limit=20,
+    )
     assert all("SourceInt1=2024" in r.path for r in fake_caselaw.requests("/xsearch"))
-    assert body["results"] and all("2024-01-01" <= h["date"] <= "2024-06-30" for h in body["results"])
-    full_year = _tool(room, "search_case_law", query="éolienne", date_from="2024-01-01",
-                      date_to="2024-12-31")  # fmt: skip
-    in_2024 = [d for d in fake_caselaw.corpus if d["SourceStr4"] in ("AW_DCE", "AW_DTC")
-               and d["SourceDateTime1"].startswith("2024")]  # fmt: skip
+    assert body["results"] and all(
+        "2024-01-01" <= h["date"] <= "2024-06-30" for h in body["results"]
+    )
+    full_year = _tool(
+        room, "search_case_law", query="éolienne", date_from="2024-01-01", date_to="2024-12-31"
+    )
+    in_2024 = [
+        d
+        for d in fake_caselaw.corpus
+        if d["SourceStr4"] in ("AW_DCE", "AW_DTC") and d["SourceDateTime1"].startswith("2024")
+    ]
     assert full_year["total"] == len(in_2024)
 
 
@@ -138,7 +159,9 @@ def test_conclusions_are_the_pdf_text_with_the_rapporteur_public(room, fake_case
     body = _tool(room, "get_conclusions", id=with_conclusions["Id"])
     conclusions = body["conclusions"]
     assert conclusions["rapporteur_public"] == "M. Public"
-    assert "éolienne" in conclusions["text"] and with_conclusions["SourceStr5"] in conclusions["text"]
+    assert (
+        "éolienne" in conclusions["text"] and with_conclusions["SourceStr5"] in conclusions["text"]
+    )
     analysis = _tool(room, "get_analysis", id=with_conclusions["Id"])["analysis"]
     assert "Analyse de la décision" in analysis["text"]
 
@@ -162,11 +185,16 @@ def test_open_data_is_sorted_by_class_then_date_and_read_in_full(room, fake_case
     assert body["total"] == 30 and body["next_offset"] == 20
     first = hits[0]
     assert first["id"].count(":") == 2 and first["source"] == "opendata"
-    assert first["permalink"].startswith("https://opendata.justice-administrative.fr/recherche/shareFile/")
+    assert first["permalink"].startswith(
+        "https://opendata.justice-administrative.fr/recherche/shareFile/"
+    )
     assert any(h["ecli"] is None for h in hits)  # "undefined" on the site
     decision = _tool(room, "get_decision", id=first["id"])["decision"]
     assert "<mark>" not in decision["text"] and "M. Dupré c/ Préfet" in decision["text"]
-    assert decision["parties"] == {"applicant": "M. Dupré", "defendant": "Préfet de la Seine-Maritime"}
+    assert decision["parties"] == {
+        "applicant": "M. Dupré",
+        "defendant": "Préfet de la Seine-Maritime",
+    }
     assert [a["article"] for a in decision["dispositif"]] == ["1er"]
     lyon = _tool(room, "search_case_law", query="séjour", jurisdiction="TA", courts=["TA69"])
     assert {h["court"] for h in lyon["results"]} == {"Tribunal Administratif de Lyon"}
@@ -178,9 +206,18 @@ def test_open_data_paging_is_stable_and_dates_exact(room, fake_caselaw):
     third = _tool(room, "search_case_law", query="séjour", jurisdiction="TA", limit=11, offset=22)
     ids = [h["id"] for page in (first, second, third) for h in page["results"]]
     assert len(ids) == len(set(ids)) == 30 and third["next_offset"] is None
-    dated = _tool(room, "search_case_law", query="séjour", jurisdiction="TA",
-                  date_from="2024-06-01", date_to="2024-09-30", limit=20)  # fmt: skip
-    assert dated["results"] and all("2024-06-01" <= h["date"] <= "2024-09-30" for h in dated["results"])
+    dated = _tool(
+        room,
+        "search_case_law",
+        query="séjour",
+        jurisdiction="TA",
+        date_from="2024-06-01",
+        date_to="2024-09-30",
+        limit=20,
+    )
+    assert dated["results"] and all(
+        "2024-06-01" <= h["date"] <= "2024-09-30" for h in dated["results"]
+    )
 
 
 def test_requests_to_a_host_are_500_ms_apart_on_the_sites_clock(room, fake_caselaw):
@@ -188,7 +225,7 @@ def test_requests_to_a_host_are_500_ms_apart_on_the_sites_clock(room, fake_casel
         _tool(room, "search_case_law", query="éolienne", limit=3)
     times = [entry.at for entry in fake_caselaw.log]
     assert len(times) >= 3
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert min(gaps) >= 0.5
 
 
@@ -244,7 +281,11 @@ def test_offline_is_a_clear_error(room, fake_caselaw):
     ("name", "arguments", "field"),
     [
         ("search_case_law", {"query": "x", "jurisdiction": "CEDH"}, "jurisdiction"),
-        ("search_case_law", {"query": "x", "date_from": "2024-02-01", "date_to": "2024-01-01"}, None),
+        (
+            "search_case_law",
+            {"query": "x", "date_from": "2024-02-01", "date_to": "2024-01-01"},
+            None,
+        ),
         ("search_case_law", {"query": "x", "classification": "D"}, "classification"),
         ("search_case_law", {"query": "x", "courts": ["TA75"]}, "courts"),
         ("search_case_law", {"query": "x", "jurisdiction": "TA", "courts": ["CE"]}, "courts"),

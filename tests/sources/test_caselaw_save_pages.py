@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import override_settings
 
 from agents.tools import ToolError, call_tool
 from documents.models import Chunk, Document, IngestBatch
@@ -36,9 +35,9 @@ def test_a_saved_decision_is_a_document_cut_at_its_points_and_searchable(room, f
     with workspace_scope(room.workspace):
         document = Document.objects.get(ref=saved["contract_id"])
         refs = list(
-            Chunk.objects.filter(document=document).order_by("ordinal").values_list(
-                "article_ref", flat=True
-            )
+            Chunk.objects.filter(document=document)
+            .order_by("ordinal")
+            .values_list("article_ref", flat=True)
         )
         assert document.contract_type == "decision" and document.source == "case_law"
         assert str(document.signature_date) == doc["SourceDateTime1"][:10]
@@ -79,8 +78,9 @@ def test_the_search_page_lists_decisions_with_links(room, fake_caselaw):
     assert response.status_code == 200
     assert "54 décisions" in body or "54 decisions" in body
     assert "/jurisprudence/decision/?id=%2FAriane_Web%2FAW_DCE%2F%7C" in body
-    bad = login(room.viewer).get("/jurisprudence/", {"q": "x", "date_from": "2024-02-01",
-                                                     "date_to": "2024-01-01"})  # fmt: skip
+    bad = login(room.viewer).get(
+        "/jurisprudence/", {"q": "x", "date_from": "2024-02-01", "date_to": "2024-01-01"}
+    )
     assert bad.status_code == 200 and 'role="alert"' in bad.content.decode()
 
 
@@ -91,7 +91,10 @@ def test_the_decision_page_shows_its_parts_and_saves_for_editors_only(room, fake
     body = page.content.decode()
     assert page.status_code == 200 and "Visas" in body and "point-3" in body
     assert "/jurisprudence/conclusions/?id=" in body and 'name="workspace"' in body
-    assert 'name="workspace"' not in viewer.get("/jurisprudence/decision/", {"id": doc["Id"]}).content.decode()
+    assert (
+        'name="workspace"'
+        not in viewer.get("/jurisprudence/decision/", {"id": doc["Id"]}).content.decode()
+    )
     conclusions = viewer.get("/jurisprudence/conclusions/", {"id": doc["Id"]})
     assert conclusions.status_code == 200 and "M. Public" in conclusions.content.decode()
     form = {"id": doc["Id"], "workspace": "deal-alpha", "include_conclusions": "1"}
@@ -116,15 +119,18 @@ def test_decision_pages_answer_bad_ids_and_failing_sites_plainly(room, fake_case
     __import__("os").environ.get("LEXROOM_LIVE_TESTS") != "1",
     reason="live sites: set LEXROOM_LIVE_TESTS=1 (needs the network)",
 )
-def test_the_real_sites_answer_in_the_formats_we_read(room, tmp_path):
-    with override_settings(LEXROOM_DATA_DIR=tmp_path):
-        ce = call_tool(name="search_case_law", arguments={"query": "éolienne", "limit": 3},
-                       user=room.viewer).content  # fmt: skip
-        assert ce["results"] and ce["results"][0]["id"].startswith("/Ariane_Web/")
-        decision = call_tool(name="get_decision", arguments={"id": ce["results"][0]["id"]},
-                             user=room.viewer).content  # fmt: skip
-        assert decision["decision"]["text"]
-        ta = call_tool(name="search_case_law",
-                       arguments={"query": "permis de construire", "jurisdiction": "TA",
-                                  "limit": 3}, user=room.viewer).content  # fmt: skip
-        assert ta["results"]
+def test_the_real_sites_answer_in_the_formats_we_read(room):
+    ce = call_tool(
+        name="search_case_law", arguments={"query": "éolienne", "limit": 3}, user=room.viewer
+    ).content
+    assert ce["results"] and ce["results"][0]["id"].startswith("/Ariane_Web/")
+    decision = call_tool(
+        name="get_decision", arguments={"id": ce["results"][0]["id"]}, user=room.viewer
+    ).content
+    assert decision["decision"]["text"]
+    ta = call_tool(
+        name="search_case_law",
+        arguments={"query": "permis de construire", "jurisdiction": "TA", "limit": 3},
+        user=room.viewer,
+    ).content
+    assert ta["results"]
