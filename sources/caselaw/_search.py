@@ -29,7 +29,9 @@ JURISDICTIONS = {"CE+TC": ("AW_DCE", "AW_DTC"), "CE": ("AW_DCE",), "TC": ("AW_DT
                  "CAA": ("AW_DCA",), "TA": ()}  # fmt: skip
 CLASSES = ("A", "B", "C")
 OPENDATA_CLASSES = ("A", "B", "C", "D")
-MAX_PAGES_PER_STREAM = 25  # 500 decisions read past for one date filter, then a warning
+# Requests one search may make (30 s at the sites' spacing): a deep page or a date filter far
+# in the past stops there, with a warning, rather than holding a worker for minutes.
+MAX_REQUESTS_PER_SEARCH = 60
 OPENDATA_WINDOW = 200
 
 
@@ -92,7 +94,7 @@ class _Stream:
         return self.total or 0
 
     def _next_page(self) -> None:
-        if self._skip >= MAX_PAGES_PER_STREAM * PAGE_SIZE:
+        if len(self.fetches.items) >= MAX_REQUESTS_PER_SEARCH:
             self._done, self.truncated = True, True
             return
         page = self.client.search(
@@ -195,9 +197,10 @@ class _Ariane:
         )
         if not exact_dates:
             return None
-        if self.groups[-1][0].exclude:  # no class asked: the unfiltered count is the total
-            return sum(stream.count() for stream in self.groups[-1])
-        return sum(stream.count() for group in self.groups for stream in group)
+        # No class asked: the unfiltered streams' count is the total.
+        counted = self.groups[-1] if self.groups[-1][0].exclude else self.streams()
+        total = sum(stream.count() for stream in counted)
+        return None if any(stream.total is None for stream in counted) else total
 
 
 def _page(
@@ -231,11 +234,11 @@ def _ariane_search(
     if any(stream.truncated for stream in streams):
         warnings.append(
             gettext(
-                "The date filter read %(count)d decisions per source and class without "
-                "reaching the dates asked: later pages may miss some. Narrow the query or the "
-                "dates (a range within one year is filtered by the site)."
+                "Lexroom stopped after %(count)d requests to the site for this search: "
+                "decisions may be missing from this page on. Narrow the words or the dates (a "
+                "range within one year is filtered by the site)."
             )
-            % {"count": MAX_PAGES_PER_STREAM * PAGE_SIZE}
+            % {"count": MAX_REQUESTS_PER_SEARCH}
         )
     undated = sum(stream.undated for stream in streams)
     if undated:

@@ -229,6 +229,13 @@ def test_requests_to_a_host_are_500_ms_apart_on_the_sites_clock(room, fake_casel
     assert min(gaps) >= 0.5
 
 
+def test_a_search_needing_too_many_requests_stops_and_says_so(room, fake_caselaw, monkeypatch):
+    monkeypatch.setattr("sources.caselaw._search.MAX_REQUESTS_PER_SEARCH", 3)
+    body = _tool(room, "search_case_law", query="éolienne", limit=20, offset=40)
+    assert len(fake_caselaw.log) <= 3 and body["total"] is None
+    assert any("stopped after 3 requests" in warning for warning in body["warnings"])
+
+
 def test_a_repeated_search_is_served_from_the_cache_with_its_age(room, fake_caselaw):
     first = _tool(room, "search_case_law", query="éolienne", limit=5)
     count = len(fake_caselaw.log)
