@@ -225,6 +225,11 @@ LEXROOM_EMBEDDING_MAX_TOKENS = env_int("LEXROOM_EMBEDDING_MAX_TOKENS", 512, mini
 
 # --- Ingestion limits: one huge text must not hold up a workspace.
 # A document past a limit is kept (its original is stored) and marked failed, naming the limit.
+# OCR of scanned PDFs (ocrmypdf + tesseract-ocr-fra/eng, detected at run time).
+LEXROOM_OCR = env_bool("LEXROOM_OCR", default=True)
+# Below the task timeout (LEXROOM_TASK_TIMEOUT, 600 s), so a slow scan fails with a reason.
+LEXROOM_OCR_TIMEOUT = env_int("LEXROOM_OCR_TIMEOUT", 540, minimum=10)
+LEXROOM_OCR_JOBS = env_int("LEXROOM_OCR_JOBS", 1, minimum=1)
 LEXROOM_MAX_DOCUMENT_CHARS = env_int("LEXROOM_MAX_DOCUMENT_CHARS", 5_000_000, minimum=1000)
 LEXROOM_MAX_CHUNKS_PER_DOCUMENT = env_int("LEXROOM_MAX_CHUNKS_PER_DOCUMENT", 5000, minimum=1)
 # Dotted path of a reader the metadata step asks for the fields the rules left unknown (an

@@ -59,6 +59,10 @@ class Document(models.Model):
     )
     status_reason = models.TextField(_("status reason"), blank=True)
     needs_ocr = models.BooleanField(_("needs OCR"), default=False)
+    # Pages read by OCR: {"pages", "confidence" (page -> mean word confidence, 0-100),
+    # "mean_confidence", "engine", "layer" (the searchable PDF stored beside the original),
+    # "seconds"}; empty when the text is the file's own.
+    ocr = models.JSONField(_("OCR"), default=dict, blank=True)
 
     text = models.TextField(blank=True)
     page_starts = models.JSONField(default=list, blank=True)
@@ -216,6 +220,8 @@ class Chunk(models.Model):
     # use gets its own partial HNSW index (documents.embeddings.vector_index_ensure).
     embedding = VectorField(null=True, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True)
+    # The lowest mean OCR confidence (0-100) of the OCR'd pages it spans; null: text layer.
+    ocr_confidence = models.FloatField(null=True, blank=True)
     embedding_dim = models.PositiveSmallIntegerField(null=True, blank=True)
     # Weighted, accent-folded full-text vector (documents.textsearch), GIN-indexed.
     search_vector = SearchVectorField(null=True, blank=True)

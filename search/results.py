@@ -85,12 +85,19 @@ class ClauseTypeTag(_Result):
     confidence: float = Field(description="0 to 1, from the clause-type classifier.")
 
 
+OCR_FIELD = Field(
+    description="Text read by OCR from a scan (texte issu d'OCR): the lowest mean word "
+    "confidence (0-100) of its pages; null when the text is the file's own.",
+)
+
+
 class RelevantArticle(_Result):
     chunk_id: int
     heading: str | None
     page: int
     excerpt: str = Field(description=UNTRUSTED)
     score: float
+    ocr_confidence: float | None = OCR_FIELD
     clause_types: list[ClauseTypeTag] = Field(
         description="The article's clause types, most confident first (empty when untagged)."
     )
@@ -147,6 +154,7 @@ class Article(_Result):
     page_start: int
     page_end: int
     text: str = Field(description=UNTRUSTED)
+    ocr_confidence: float | None = OCR_FIELD
 
 
 class FieldProvenance(_Result):

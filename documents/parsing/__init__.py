@@ -32,9 +32,11 @@ from documents.parsing._formats import (
     ParsedText,
     ParseError,
     is_container,
+    join_pages,
     register_format,
     registered_formats,
 )
+from documents.parsing._pdf import pdf_pages
 from documents.parsing._zip import iter_zip_members
 
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(
@@ -49,6 +51,8 @@ __all__ = [
     "detect_type",
     "is_container",
     "iter_zip_members",
+    "join_pages",
     "parse_document",
+    "pdf_pages",
     "register_format",
 ]

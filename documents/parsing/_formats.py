@@ -27,6 +27,8 @@ class ParsedText:
     page_starts: list[int]
     media_type: str
     needs_ocr: bool = False
+    # PDF pages (from 1) with no text layer: every page of a scan, some of a mixed PDF.
+    empty_pages: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

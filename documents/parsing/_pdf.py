@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pypdf
 from django.utils.translation import gettext
@@ -49,10 +50,20 @@ def _parse_pdf(filename: str, data: bytes) -> ParsedText:
         raise ParseError("corrupt", message % {"file": filename, "error": exc}) from exc
     if not pages:
         raise ParseError("empty", gettext("%(file)s: the PDF has no pages") % {"file": filename})
-    if not any(page.strip() for page in pages):
+    empty = tuple(number for number, page in enumerate(pages, start=1) if not page.strip())
+    if len(empty) == len(pages):
         # Scanned documents have pages but no text layer: OCR, not rejection.
-        return ParsedText(text="", page_starts=[0] * len(pages), media_type="pdf", needs_ocr=True)
-    return join_pages(pages, "pdf")
+        return ParsedText(
+            text="", page_starts=[0] * len(pages), media_type="pdf", needs_ocr=True,
+            empty_pages=empty,
+        )  # fmt: skip
+    return replace(join_pages(pages, "pdf"), empty_pages=empty)
+
+
+def pdf_pages(data: bytes) -> list[str]:
+    """Each page's text layer (an OCR'd layer included), for a PDF already read once."""
+    reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+    return [normalise(page.extract_text() or "") for page in reader.pages]
 
 
 register_format(

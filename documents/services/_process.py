@@ -12,6 +12,7 @@ import json
 import logging
 
 from django.conf import settings
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.utils.formats import number_format
 from django.utils.translation import gettext
@@ -21,6 +22,7 @@ from documents.duplicates import minhash_signature, text_fingerprint
 from documents.listeners import chunks_indexed, chunks_removing
 from documents.metrics import timed
 from documents.models import Chunk, Document, DocumentParty, DocumentStatus
+from documents.ocr import OcrError, ocr_pdf, ocr_unavailable
 from documents.services._entities import entity_for_party
 from documents.services._metadata import apply_metadata, filename_title, language_of
 from documents.textsearch import chunk_vectors_update
@@ -36,7 +38,11 @@ def document_parse(document: Document) -> Document:
     try:
         with timed("parse"):
             parsed = _read_text(document)
+        with timed("ocr"):
+            parsed = _with_ocr(document, parsed)
     except parsing.ParseError as exc:
+        return _fail(document, exc.message)
+    except OcrError as exc:
         return _fail(document, exc.message)
     except Exception as exc:  # a parser bug must fail this document, not the batch
         logger.exception("Parsing %s failed", document)
@@ -47,12 +53,14 @@ def document_parse(document: Document) -> Document:
     document.media_type = document.media_type or parsed.media_type
     if parsed.needs_ocr or not parsed.text.strip():
         document.needs_ocr = parsed.needs_ocr
+        why = ocr_unavailable()
         return _fail(
             document,
-            gettext("Needs OCR: the PDF has no text layer.")
+            gettext("Needs OCR: the PDF has no text layer, and OCR is not available here "
+                    "(%(why)s).") % {"why": why}
             if parsed.needs_ocr
             else gettext("No text found."),
-        )
+        )  # fmt: skip
     if len(parsed.text) > settings.LEXROOM_MAX_DOCUMENT_CHARS:
         # The original keeps the text; a row of tens of megabytes would serve no one.
         document.text, document.page_starts = "", []
@@ -136,6 +144,7 @@ def document_chunk(document: Document) -> Document:
                 char_end=draft.char_end,
                 page_start=draft.page_start,
                 page_end=draft.page_end,
+                ocr_confidence=ocr_confidence(document, draft.page_start, draft.page_end),
             )
             for draft in drafts
         ]
@@ -167,6 +176,53 @@ def _drafts(document: Document, text: str, page_starts: list[int]) -> list[chunk
         else None
     )
     return chunking.split_into_chunks(text, page_starts, sections=sections)
+
+
+def _with_ocr(document: Document, parsed: parsing.ParsedText) -> parsing.ParsedText:
+    """The text with its pages without a text layer read by OCR (stored beside the
+    original, so a re-run reads the stored layer and does not OCR again)."""
+    if parsed.media_type != "pdf" or not parsed.empty_pages:
+        return parsed
+    layer = document.ocr.get("layer")
+    if layer and default_storage.exists(layer):
+        with default_storage.open(layer, "rb") as handle:
+            return parsing.join_pages(parsing.pdf_pages(handle.read()), "pdf")
+    why = ocr_unavailable()
+    if why is not None:
+        document.ocr = {"pages_without_text": list(parsed.empty_pages), "not_read": why}
+        return parsed
+    with default_storage.open(document.original, "rb") as handle:
+        original = handle.read()
+    pages = [parsed.text[start:end].strip() for start, end in _page_spans(parsed)]
+    result = ocr_pdf(original, pages=pages)
+    name = f"{document.original}.ocr.pdf"
+    if default_storage.exists(name):
+        default_storage.delete(name)
+    default_storage.save(name, ContentFile(result.layer))
+    confidences = list(result.confidence.values())
+    document.ocr = {
+        "pages": result.ocr_pages,
+        "confidence": {str(page): value for page, value in result.confidence.items()},
+        "mean_confidence": round(sum(confidences) / len(confidences), 1) if confidences else None,
+        "engine": result.engine,
+        "layer": name,
+        "seconds": result.seconds,
+    }
+    document.needs_ocr = False
+    return parsing.join_pages(result.pages, "pdf")
+
+
+def _page_spans(parsed: parsing.ParsedText) -> list[tuple[int, int]]:
+    starts = parsed.page_starts
+    return [(start, (starts[i + 1] if i + 1 < len(starts) else len(parsed.text)))
+            for i, start in enumerate(starts)]  # fmt: skip
+
+
+def ocr_confidence(document: Document, page_start: int, page_end: int) -> float | None:
+    """The lowest OCR confidence of the pages ``page_start``..``page_end`` read by OCR."""
+    confidence = document.ocr.get("confidence") or {}
+    values = [confidence[str(p)] for p in range(page_start, page_end + 1) if str(p) in confidence]
+    return min(values) if values else None
 
 
 def _read_text(document: Document) -> parsing.ParsedText:

@@ -86,6 +86,7 @@ def get_contract(
                 page_start=chunk.page_start,
                 page_end=chunk.page_end,
                 text=chunk.text,
+                ocr_confidence=chunk.ocr_confidence,
             )
             for chunk in page.chunks
         ],
@@ -116,7 +117,14 @@ def _field_provenance(located: LocatedValue) -> FieldProvenance:
 def _articles(document: Document, chunk_ids: list[int] | None) -> QuerySet[Chunk]:
     """The contract's articles, or those of ``chunk_ids`` (all of which must be its own)."""
     chunks = Chunk.objects.filter(document=document).only(
-        "id", "heading", "article_ref", "page_start", "page_end", "text", "ordinal"
+        "id",
+        "heading",
+        "article_ref",
+        "page_start",
+        "page_end",
+        "text",
+        "ordinal",
+        "ocr_confidence",
     )
     if not chunk_ids:
         return chunks

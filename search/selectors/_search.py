@@ -123,6 +123,7 @@ def _hits(
                     excerpt=excerpt(chunks[hit.chunk_id].text, query),
                     score=round(_hit_score(hit), 6),
                     clause_types=clause_type_tags(chunks[hit.chunk_id].clause_types),
+                    ocr_confidence=chunks[hit.chunk_id].ocr_confidence,
                 )
                 for hit in ranked.hits.get(document.pk, [])[:ARTICLES_PER_CONTRACT]
                 if hit.chunk_id in chunks
@@ -156,6 +157,12 @@ def _chunks_for(ranked: _Ranked) -> dict[int, Chunk]:
     return {
         chunk.pk: chunk
         for chunk in Chunk.objects.filter(pk__in=wanted).only(
-            "id", "heading", "page_start", "text", "document_id", "clause_types"
+            "id",
+            "heading",
+            "page_start",
+            "text",
+            "document_id",
+            "clause_types",
+            "ocr_confidence",
         )
     }
