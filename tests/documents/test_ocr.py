@@ -134,3 +134,13 @@ def test_without_ocr_a_scan_fails_with_the_reason_and_is_kept(room):
     assert document.status == DocumentStatus.FAILED and document.needs_ocr
     assert "LEXROOM_OCR" in document.status_reason
     assert default_storage.exists(document.original)
+
+
+def test_the_viewer_marks_ocr_text_with_its_confidence(room):
+    from tests.conftest import login
+
+    document = _ingest(room, "scan.pdf", scanned_pdf(PAGE_ONE))
+    page = login(room.viewer).get(f"/w/deal-alpha/documents/{document.ref}/")
+    body = page.content.decode()
+    assert page.status_code == 200
+    assert "texte issu d'OCR" in body and "ocr-label" in body
