@@ -175,7 +175,8 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
-MEDIA_ROOT = LEXROOM_DATA_DIR / "media"
+# The originals (uploads as received, OCR layers): another disk or a shared mount if need be.
+MEDIA_ROOT = env_path("LEXROOM_MEDIA_DIR", LEXROOM_DATA_DIR / "media")
 # Serve admin/static assets without a collectstatic step in the single-process deployment.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG

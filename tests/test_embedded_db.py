@@ -137,3 +137,32 @@ def test_server_killed_hard_is_restarted_on_next_use(tmp_path):
     out, _ = second.communicate(timeout=60)
     assert second.returncode == 0
     assert int(out.split()[0]) != pid
+
+
+def test_committed_rows_survive_a_server_killed_hard(tmp_path):
+    """kill -9 of the postmaster: the next process restarts it, WAL replay brings back every
+    committed row; the transaction open at the kill is gone."""
+    import psycopg
+
+    first = _join(tmp_path, hold=True)
+    pid = int(first.stdout.readline())  # type: ignore[union-attr]
+    server = ensure_embedded_server(tmp_path)
+    with psycopg.connect(server.superuser_conninfo(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE batch (n int)")
+        conn.execute("INSERT INTO batch SELECT generate_series(1, 1000)")
+    open_conn = psycopg.connect(server.superuser_conninfo())
+    open_conn.execute("INSERT INTO batch VALUES (-1)")  # never committed
+    os.kill(pid, signal.SIGKILL)
+    assert _wait_gone(pid)
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    from config.db_backend import server as server_module
+
+    server_module._started.pop(server.pgdata, None)  # this process must start it again
+    second = _join(tmp_path)
+    out, _ = second.communicate(timeout=60)
+    assert second.returncode == 0 and int(out.split()[0]) != pid
+    again = ensure_embedded_server(tmp_path)
+    with psycopg.connect(again.superuser_conninfo()) as conn:
+        count, low = conn.execute("SELECT count(*), min(n) FROM batch").fetchone()
+    assert (count, low) == (1000, 1)
