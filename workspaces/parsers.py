@@ -28,6 +28,23 @@ def json_depth(value: Any) -> int:
     return deepest
 
 
+def json_has_nul(value: Any) -> bool:
+    """Whether a key or a string of ``value`` holds a NUL character (Postgres text cannot
+    store one: refused as bad input rather than failing in the database)."""
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 class BoundedJSONParser(JSONParser):
     """JSON bodies nested deeper than :data:`MAX_JSON_DEPTH` are a 400, never a 500."""
 

@@ -27,7 +27,7 @@ from documents.metrics import timed
 from search.errors import InvalidSearchArguments
 from workspaces.credentials import acting_token
 from workspaces.models import PersonalToken, Role, User, Workspace
-from workspaces.parsers import MAX_JSON_DEPTH, json_depth
+from workspaces.parsers import MAX_JSON_DEPTH, json_depth, json_has_nul
 from workspaces.selectors import (
     RoleRequired,
     WorkspaceNotFound,
@@ -131,6 +131,8 @@ def _validate(tool: Tool, arguments: dict[str, Any]) -> BaseModel:
     if json_depth(arguments) > MAX_JSON_DEPTH:
         message = gettext("Arguments nest more than %(depth)d levels deep.")
         raise ToolError("invalid_arguments", message % {"depth": MAX_JSON_DEPTH})
+    if json_has_nul(arguments):
+        raise ToolError("invalid_arguments", gettext("Arguments may not contain NUL characters."))
     try:
         return tool.input_model.model_validate(arguments)
     except ValidationError as exc:
