@@ -106,3 +106,20 @@ class TraceStep(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.name}"
+
+
+class ToolCallMark(models.Model):
+    """One tool call of a token (or a user without one): the rate limit counts these, so
+    every process (web, MCP, workers) shares it. Not tenant data; kept two minutes."""
+
+    key = models.CharField(max_length=80)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes: ClassVar[list[models.Index]] = [
+            models.Index(fields=["key", "at"], name="toolcallmark_key_at"),
+            models.Index(fields=["at"], name="toolcallmark_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} {self.at:%H:%M:%S}"

@@ -218,7 +218,7 @@ def test_demo_setup_survives_a_renamed_demo_firm(monkeypatch):
 def test_rate_limited_tool_calls_do_not_each_write_an_audit_row(room: Room):
     from agents.tools import ToolError, _ratelimit, call_tool
 
-    _ratelimit._windows.clear()
+    _ratelimit._refusing.clear()
     before = len(_audit_actions(room.firm))
     for _ in range(20):
         with contextlib.suppress(ToolError):
