@@ -112,6 +112,9 @@ TEMPLATES = [
 
 # --- Database: embedded Postgres by default, any Postgres >= 15 with pgvector via DATABASE_URL.
 LEXROOM_DB_APP_ROLE = env_str("LEXROOM_DB_APP_ROLE", "lexroom_app")
+# Owns the tables and runs the migrations (no login: migrate reaches it with SET ROLE from the
+# admin connection); the app role only reads and writes rows. See config/db_backend/roles.py.
+LEXROOM_DB_OWNER_ROLE = env_str("LEXROOM_DB_OWNER_ROLE", "lexroom_owner")
 LEXROOM_DB_NAME = env_str("LEXROOM_DB_NAME", "lexroom")
 DATABASE_URL = env_secret("DATABASE_URL")
 # Optional superuser connection that `migrate` uses to create the app role, extensions and

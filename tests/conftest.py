@@ -17,6 +17,10 @@ from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_mem
 from workspaces.models import Firm, Role, User, Workspace
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# The test databases keep the single-role layout (the app role creates and owns them, and
+# TransactionTestCase truncates as it); the split is tested on a database of its own
+# (tests/workspaces/test_least_privilege.py).
+os.environ.setdefault("LEXROOM_DB_SINGLE_ROLE", "1")
 
 PASSWORD = "correct horse battery"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

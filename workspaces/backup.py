@@ -208,7 +208,8 @@ def _empty_database(found: Target) -> None:
     admin = psycopg.conninfo.conninfo_to_dict(found.conninfo)
     maintenance = psycopg.conninfo.make_conninfo(**{**admin, "dbname": "postgres"})  # type: ignore[arg-type]
     bootstrap_database(maintenance, dbname=found.dbname, app_role=found.app_role,
-                       app_password="", create_db=True)  # fmt: skip
+                       app_password="", create_db=True,
+                       owner_role=settings.LEXROOM_DB_OWNER_ROLE)  # fmt: skip
     with psycopg.connect(found.conninfo) as conn:
         row = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
     if row and row[0]:

@@ -16,7 +16,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict[str, Any]:
         params: dict[str, Any] = super().get_connection_params()
         server = ensure_embedded_server(settings.LEXROOM_DATA_DIR)
-        role = self.settings_dict["USER"]
+        # The app role of the settings, never the connection's user: migrate connects as the
+        # superuser (config.db_backend.roles.as_owner), which must not become the app role.
+        role = settings.LEXROOM_DB_APP_ROLE
         if role not in _bootstrapped:
             bootstrap_database(
                 server.superuser_conninfo(),
@@ -24,6 +26,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 app_role=role,
                 app_password="",
                 create_db=True,
+                owner_role=settings.LEXROOM_DB_OWNER_ROLE,
             )
             _bootstrapped.add(role)
         params["host"] = str(server.socket_dir)

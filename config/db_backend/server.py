@@ -152,7 +152,13 @@ LEAKPROOF_FULLTEXT = "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) L
 
 
 def bootstrap_database(
-    admin_conninfo: str, *, dbname: str, app_role: str, app_password: str, create_db: bool
+    admin_conninfo: str,
+    *,
+    dbname: str,
+    app_role: str,
+    app_password: str,
+    create_db: bool,
+    owner_role: str | None = None,
 ) -> None:
     """Create the app role (non-superuser, no BYPASSRLS), its database and the extensions.
 
@@ -170,6 +176,16 @@ def bootstrap_database(
                 "{verb} ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB{password}"
             ).format(verb=sql.SQL(verb), role=sql.Identifier(app_role), password=password)
         )
+        if owner_role:
+            owner_exists = conn.execute(
+                "SELECT 1 FROM pg_roles WHERE rolname = %s", [owner_role]
+            ).fetchone()
+            if not owner_exists:
+                conn.execute(
+                    sql.SQL("CREATE ROLE {} NOLOGIN NOSUPERUSER NOBYPASSRLS").format(
+                        sql.Identifier(owner_role)
+                    )
+                )
         if create_db:
             db_exists = conn.execute(
                 "SELECT 1 FROM pg_database WHERE datname = %s", [dbname]
@@ -177,7 +193,7 @@ def bootstrap_database(
             if not db_exists:
                 conn.execute(
                     sql.SQL("CREATE DATABASE {db} OWNER {role} TEMPLATE template1").format(
-                        db=sql.Identifier(dbname), role=sql.Identifier(app_role)
+                        db=sql.Identifier(dbname), role=sql.Identifier(owner_role or app_role)
                     )
                 )
     admin_params = psycopg.conninfo.conninfo_to_dict(admin_conninfo)
@@ -187,8 +203,12 @@ def bootstrap_database(
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
             conn.execute(LEAKPROOF_FULLTEXT)
+            # The app's own database: rows only (the owner role creates the tables, see
+            # config.db_backend.roles); the databases it creates itself from template1 (the
+            # test database) it owns whole.
+            privilege = "ALL" if target == "template1" else "USAGE"
             conn.execute(
-                sql.SQL("GRANT ALL ON SCHEMA public TO {role}").format(
-                    role=sql.Identifier(app_role)
+                sql.SQL("GRANT {privilege} ON SCHEMA public TO {role}").format(
+                    privilege=sql.SQL(privilege), role=sql.Identifier(app_role)
                 )
             )
