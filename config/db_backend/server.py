@@ -20,6 +20,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 import psycopg
@@ -151,6 +152,29 @@ def ensure_embedded_server(data_dir: Path) -> EmbeddedServer:
 LEAKPROOF_FULLTEXT = "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF"
 
 
+def _roles_create(
+    conn: psycopg.Connection[Any], *, app_role: str, app_password: str, owner_role: str | None
+) -> None:
+    """The app role (login, no superuser, no BYPASSRLS) and the owner role (no login)."""
+    exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [app_role]).fetchone()
+    password = sql.SQL(" PASSWORD {}").format(app_password) if app_password else sql.SQL("")
+    verb = "ALTER" if exists else "CREATE"
+    conn.execute(
+        sql.SQL(
+            "{verb} ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB{password}"
+        ).format(verb=sql.SQL(verb), role=sql.Identifier(app_role), password=password)
+    )
+    if (
+        owner_role
+        and not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [owner_role]).fetchone()
+    ):
+        conn.execute(
+            sql.SQL("CREATE ROLE {} NOLOGIN NOSUPERUSER NOBYPASSRLS").format(
+                sql.Identifier(owner_role)
+            )
+        )
+
+
 def bootstrap_database(
     admin_conninfo: str,
     *,
@@ -168,24 +192,7 @@ def bootstrap_database(
     (the test database) have them without needing a superuser.
     """
     with psycopg.connect(admin_conninfo, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [app_role]).fetchone()
-        password = sql.SQL(" PASSWORD {}").format(app_password) if app_password else sql.SQL("")
-        verb = "ALTER" if exists else "CREATE"
-        conn.execute(
-            sql.SQL(
-                "{verb} ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB{password}"
-            ).format(verb=sql.SQL(verb), role=sql.Identifier(app_role), password=password)
-        )
-        if owner_role:
-            owner_exists = conn.execute(
-                "SELECT 1 FROM pg_roles WHERE rolname = %s", [owner_role]
-            ).fetchone()
-            if not owner_exists:
-                conn.execute(
-                    sql.SQL("CREATE ROLE {} NOLOGIN NOSUPERUSER NOBYPASSRLS").format(
-                        sql.Identifier(owner_role)
-                    )
-                )
+        _roles_create(conn, app_role=app_role, app_password=app_password, owner_role=owner_role)
         if create_db:
             db_exists = conn.execute(
                 "SELECT 1 FROM pg_database WHERE datname = %s", [dbname]

@@ -78,20 +78,21 @@ def get_contract(
             ],
         ),
         status_reason=document.status_reason or None,
-        articles=[
-            Article(
-                chunk_id=chunk.pk,
-                heading=chunk.heading or None,
-                article_ref=chunk.article_ref or None,
-                page_start=chunk.page_start,
-                page_end=chunk.page_end,
-                text=chunk.text,
-                ocr_confidence=chunk.ocr_confidence,
-            )
-            for chunk in page.chunks
-        ],
+        articles=[_article(chunk) for chunk in page.chunks],
         articles_total=page.total,
         next_cursor=page.next_cursor,
+    )
+
+
+def _article(chunk: Chunk) -> Article:
+    return Article(
+        chunk_id=chunk.pk,
+        heading=chunk.heading or None,
+        article_ref=chunk.article_ref or None,
+        page_start=chunk.page_start,
+        page_end=chunk.page_end,
+        text=chunk.text,
+        ocr_confidence=chunk.ocr_confidence,
     )
 
 

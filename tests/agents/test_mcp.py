@@ -42,7 +42,7 @@ from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Document
 from documents.pipeline import run_in_process, store_files
 from documents.services import workspace_purge_throwaway
-from sources.models import LegalCode
+from sources.models import CaseLawHit, CaseLawResponse, LegalCode
 from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
 from tests.sources.factories import import_demo
 from workspaces.models import PersonalToken, Role, User, Workspace
@@ -331,8 +331,11 @@ def test_tools_list_publishes_output_schemas_and_calls_return_structured_content
 
 
 def _forget_saved_decisions(workspace: Workspace) -> None:
+    """The decision saved, and what the case-law tools kept (public, committed)."""
     with workspace_scope(workspace):
         Document.objects.filter(source="case_law").delete()
+    CaseLawHit.objects.all().delete()
+    CaseLawResponse.objects.all().delete()
 
 
 def _committed(function: Any, *args: Any) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.test import override_settings
+from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from sources.models import CaseLawResponse
@@ -20,11 +21,12 @@ RANK = {"A": 0, "B": 1, "C": 2}
 
 
 def _tool(room: Room, name: str, **arguments: Any) -> dict[str, Any]:
-    return call_tool(name=name, arguments=arguments, user=room.viewer).content
+    with translation.override("en"):  # the messages asserted are the English ones
+        return call_tool(name=name, arguments=arguments, user=room.viewer).content
 
 
 def _refused(room: Room, name: str, **arguments: Any) -> ToolError:
-    with pytest.raises(ToolError) as caught:
+    with translation.override("en"), pytest.raises(ToolError) as caught:
         call_tool(name=name, arguments=arguments, user=room.viewer)
     return caught.value
 
@@ -148,7 +150,7 @@ def test_a_latin1_decision_is_read_with_its_accents_and_split(room, fake_caselaw
 
 
 def test_get_decision_finds_metadata_by_case_number_when_never_listed(room, fake_caselaw):
-    doc = fake_caselaw.corpus[2]
+    doc = fake_caselaw.corpus[4]  # never listed by another test (nor saved, nor read)
     body = _tool(room, "get_decision", id=doc["Id"])
     assert body["decision"]["ecli"] == doc["SourceStr30"] and body["warnings"] == []
     assert any("SourceCsv1=" in r.path for r in fake_caselaw.requests("/xsearch"))
