@@ -58,6 +58,7 @@ class Stats:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0
+    by_tool: dict[str, int] = field(default_factory=dict)
 
     def timing(self, response: httpx.Response) -> None:
         """Our server-side overhead for this call: endpoint time minus tool handler time."""
@@ -119,6 +120,22 @@ def search_arguments(slug: str, described: dict[str, Any]) -> list[dict[str, Any
     return [{"workspace": slug, **call} for call in calls]
 
 
+def mix_arguments(slug: str, described: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """A lawyer's session, as (tool, arguments): listings and questions on the room, a
+    contract read, the room described, the workspaces listed, the codes searched."""
+    searches = [("search_data_room", call) for call in search_arguments(slug, described)]
+    # Data-room contracts are c01, c02… (describe_data_room counts them).
+    contracts = [f"c{n:02d}" for n in range(1, min(4, int(described.get("contracts", 1))) + 1)]
+    reads = [("get_contract", {"workspace": slug, "contract_id": ref}) for ref in contracts]
+    return [
+        *searches,
+        *reads,
+        ("describe_data_room", {"workspace": slug}),
+        ("list_workspaces", {}),
+        ("find_duplicates", {"workspace": slug}),
+    ]
+
+
 # --- The load ----------------------------------------------------------------------------
 
 
@@ -155,6 +172,28 @@ async def _call(
     return result
 
 
+async def _timed_call(
+    client: httpx.AsyncClient,
+    stats: Stats,
+    call_id: int,
+    tool: str,
+    arguments: dict[str, Any],
+    started: float,
+) -> None:
+    """One call; its latency counted from ``started`` (its scheduled time in an open loop, so
+    a server falling behind shows as waiting, not as fewer calls)."""
+    try:
+        response = await client.post("/mcp", json=_rpc(call_id, tool, arguments))
+        problem = _problem(response)
+        stats.timing(response)
+    except (httpx.HTTPError, ValueError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    stats.latencies_ms.append((time.perf_counter() - started) * 1000)
+    stats.by_tool[tool] = stats.by_tool.get(tool, 0) + 1
+    if problem:
+        stats.error(problem)
+
+
 async def run_load(
     *,
     base_url: str,
@@ -165,23 +204,29 @@ async def run_load(
     seconds: float,
     max_calls: int,
     cpu_seconds: Callable[[], float],
+    rate: float = 0.0,
 ) -> tuple[Stats, float, int]:
+    """Closed loop (``rate`` 0: each client calls again as soon as answered, the saturation
+    throughput) or open loop (each client calls ``rate`` times a second whatever the
+    answers, the realistic load); ``tool`` "mix" rotates a lawyer's session of tools."""
     headers = {
         "Authorization": f"Bearer {raw_token}",
         "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": PROTOCOL_VERSION,
     }
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    limits = httpx.Limits(max_connections=clients * 4, max_keepalive_connections=clients * 4)
     async with httpx.AsyncClient(
         base_url=base_url, headers=headers, limits=limits, timeout=60
     ) as client:
         described = await _call(client, 0, "describe_data_room", {"workspace": slug})
-        rotation = [{"workspace": slug}]
+        rotation: list[tuple[str, dict[str, Any]]] = [(tool, {"workspace": slug})]
         if tool == "search_data_room":
-            rotation = search_arguments(slug, described)
+            rotation = [(tool, call) for call in search_arguments(slug, described)]
+        elif tool == "mix":
+            rotation = mix_arguments(slug, described)
         # Warm-up, not counted: the embedding model loads on the first query.
-        for arguments in rotation:
-            await _call(client, 0, tool, arguments)
+        for name, arguments in rotation:
+            await _call(client, 0, name, arguments)
 
         stats = Stats()
         issued = 0
@@ -189,21 +234,21 @@ async def run_load(
 
         async def one_client(number: int) -> None:
             nonlocal issued
-            position = number
+            position, pending = number, []
+            next_at = time.perf_counter() + (number / clients) / rate if rate else 0.0
             while time.perf_counter() < deadline and issued < max_calls:
                 issued += 1
-                arguments = rotation[position % len(rotation)]
+                name, arguments = rotation[position % len(rotation)]
                 position += 1
-                started = time.perf_counter()
-                try:
-                    response = await client.post("/mcp", json=_rpc(issued, tool, arguments))
-                    problem = _problem(response)
-                    stats.timing(response)
-                except (httpx.HTTPError, ValueError) as exc:
-                    problem = f"{type(exc).__name__}: {exc}"
-                stats.latencies_ms.append((time.perf_counter() - started) * 1000)
-                if problem:
-                    stats.error(problem)
+                if not rate:
+                    await _timed_call(client, stats, issued, name, arguments, time.perf_counter())
+                    continue
+                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+                pending.append(asyncio.create_task(
+                    _timed_call(client, stats, issued, name, arguments, next_at)
+                ))  # fmt: skip
+                next_at += 1 / rate
+            await asyncio.gather(*pending)
 
         cpu_before = cpu_seconds()
         started = time.perf_counter()

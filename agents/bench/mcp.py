@@ -235,6 +235,7 @@ def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
                 seconds=options["seconds"],
                 max_calls=options["max_calls"],
                 cpu_seconds=lambda: process_cpu_seconds(server.pid),
+                rate=options.get("rate") or 0.0,
             )
         )
     finally:
@@ -256,6 +257,10 @@ def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
         "errors": stats.errors,
         "error_samples": stats.error_samples,
         "tool": options["tool"],
+        "mode": f"open loop, {options['rate']} call/s per client"
+        if options.get("rate")
+        else "closed loop (saturation)",
+        "calls_by_tool": stats.by_tool,
         "workspace": target.workspace.slug,
         "argument_variants": variants,
         "workers": options["workers"],

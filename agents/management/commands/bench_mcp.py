@@ -20,7 +20,16 @@ class Command(MeasurementCommand):
         parser.add_argument("--max-calls", type=int, default=200_000, help="Hard cap.")
         parser.add_argument("--workspace", help="Slug of an indexed room (else Brenalis).")
         parser.add_argument("--user", help="Member to call as (default: the room's owner).")
-        parser.add_argument("--tool", default="search_data_room")
+        parser.add_argument(
+            "--tool", default="search_data_room", help="A tool, or 'mix' (a lawyer's session)."
+        )
+        parser.add_argument(
+            "--rate",
+            type=float,
+            default=0.0,
+            help="Calls per second per client, whatever the answers (open loop); 0: closed "
+            "loop, each client calls again once answered (the saturation throughput).",
+        )
         parser.add_argument("--port", type=int, default=0, help="0: a free port.")
         parser.add_argument("--workers", type=int, default=1, help="uvicorn processes.")
 
