@@ -40,8 +40,10 @@ SINGLE_ROLE_WARNING = (
 
 
 class Command(DjangoMigrate):
-    def handle(self, *args: Any, **options: Any) -> None:
-        connection = connections[options["database"]]
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        # Before Django's checks connect as the app role: on a new external server the role
+        # is made here.
+        connection = connections[options.get("database") or "default"]
         if settings.DATABASE_ADMIN_URL and not settings.LEXROOM_EMBEDDED_DB:
             bootstrap_database(
                 settings.DATABASE_ADMIN_URL,
@@ -51,6 +53,11 @@ class Command(DjangoMigrate):
                 create_db=False,
                 owner_role=settings.LEXROOM_DB_OWNER_ROLE,
             )
+        result: str | None = super().execute(*args, **options)
+        return result
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        connection = connections[options["database"]]
         try:
             check_app_role(connection)
             ensure_extensions(connection)
