@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import django_stubs_ext
@@ -115,6 +116,10 @@ LEXROOM_DB_APP_ROLE = env_str("LEXROOM_DB_APP_ROLE", "lexroom_app")
 # Owns the tables and runs the migrations (no login: migrate reaches it with SET ROLE from the
 # admin connection); the app role only reads and writes rows. See config/db_backend/roles.py.
 LEXROOM_DB_OWNER_ROLE = env_str("LEXROOM_DB_OWNER_ROLE", "lexroom_owner")
+for _role in (LEXROOM_DB_APP_ROLE, LEXROOM_DB_OWNER_ROLE):
+    # They go into SQL and a libpq option: plain names only.
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", _role):
+        raise ImproperlyConfigured(f"Database role {_role!r}: use lower-case letters, digits, _.")
 LEXROOM_DB_NAME = env_str("LEXROOM_DB_NAME", "lexroom")
 DATABASE_URL = env_secret("DATABASE_URL")
 # Optional superuser connection that `migrate` uses to create the app role, extensions and
@@ -234,6 +239,7 @@ LEXROOM_OCR = env_bool("LEXROOM_OCR", default=True)
 # Below the task timeout (LEXROOM_TASK_TIMEOUT, 600 s), so a slow scan fails with a reason.
 LEXROOM_OCR_TIMEOUT = env_int("LEXROOM_OCR_TIMEOUT", 540, minimum=10)
 LEXROOM_OCR_JOBS = env_int("LEXROOM_OCR_JOBS", 1, minimum=1)
+LEXROOM_OCR_MAX_PAGES = env_int("LEXROOM_OCR_MAX_PAGES", 500, minimum=1)
 LEXROOM_MAX_DOCUMENT_CHARS = env_int("LEXROOM_MAX_DOCUMENT_CHARS", 5_000_000, minimum=1000)
 LEXROOM_MAX_CHUNKS_PER_DOCUMENT = env_int("LEXROOM_MAX_CHUNKS_PER_DOCUMENT", 5000, minimum=1)
 # Dotted path of a reader the metadata step asks for the fields the rules left unknown (an

@@ -15,6 +15,7 @@ import html
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -90,6 +91,31 @@ def _hocr_page(path: Path) -> tuple[str, float | None]:
     return text.strip(), mean
 
 
+def _run(command: list[str], work: Path) -> subprocess.CompletedProcess[str]:
+    """ocrmypdf in a session of its own, with none of the server's secrets in its
+    environment (Ghostscript and Tesseract read untrusted files), killed with its children
+    (gs, tesseract) when it runs past LEXROOM_OCR_TIMEOUT."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(work),
+        "TMPDIR": str(work / "tmp"),
+        "LANG": "C.UTF-8",
+        "OMP_THREAD_LIMIT": "1",
+    }
+    process = subprocess.Popen(  # noqa: S603 - a fixed argument list, our file paths
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        stdout, stderr = process.communicate(timeout=settings.LEXROOM_OCR_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        message = gettext("OCR took longer than %(seconds)d s (LEXROOM_OCR_TIMEOUT).")
+        raise OcrError(message % {"seconds": settings.LEXROOM_OCR_TIMEOUT}) from None
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
 def ocr_pdf(data: bytes, *, pages: list[str]) -> OcrResult:
     """OCR the pages of ``data`` whose text (``pages``, from the text layer) is empty."""
     path, engine = _engine()
@@ -106,18 +132,11 @@ def ocr_pdf(data: bytes, *, pages: list[str]) -> OcrResult:
             "--language", "+".join(LANGUAGES), "--jobs", str(settings.LEXROOM_OCR_JOBS),
             str(work / "in.pdf"), str(work / "out.pdf"),
         ]  # fmt: skip
-        try:
-            done = subprocess.run(  # noqa: S603
-                command,
-                capture_output=True,
-                text=True,
-                timeout=settings.LEXROOM_OCR_TIMEOUT,
-                check=False,
-                env={**os.environ, "TMPDIR": str(work / "tmp")},
-            )
-        except subprocess.TimeoutExpired:
-            message = gettext("OCR took longer than %(seconds)d s (LEXROOM_OCR_TIMEOUT).")
-            raise OcrError(message % {"seconds": settings.LEXROOM_OCR_TIMEOUT}) from None
+        if len(pages) > settings.LEXROOM_OCR_MAX_PAGES:
+            message = gettext("Too many pages to OCR: %(count)d, more than %(limit)d allowed "
+                              "(LEXROOM_OCR_MAX_PAGES).")  # fmt: skip
+            raise OcrError(message % {"count": len(pages), "limit": settings.LEXROOM_OCR_MAX_PAGES})
+        done = _run(command, work)
         if done.returncode != 0 or not (work / "out.pdf").exists():
             detail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
             raise OcrError(gettext("OCR failed: %(detail)s") % {"detail": detail[:300]})

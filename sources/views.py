@@ -138,7 +138,7 @@ def _date_param(request: HttpRequest, name: str, errors: list[str]) -> dt.date |
 
 def _offset(request: HttpRequest) -> int:
     raw = request.GET.get("offset", "0")
-    return min(int(raw), MAX_CASE_OFFSET) if raw.isdigit() else 0
+    return min(int(raw), MAX_CASE_OFFSET) if raw.isdecimal() and raw.isascii() else 0
 
 
 @require_GET

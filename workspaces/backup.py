@@ -82,8 +82,17 @@ def _program(found: Target, name: str) -> str:
     return str(path)
 
 
-def _run(command: list[str]) -> str:
-    done = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+def _secretless(conninfo: str) -> tuple[str, dict[str, str]]:
+    """The conninfo without its password, and the environment that carries it: a password
+    on a command line is readable by every local user (ps, /proc)."""
+    params = psycopg.conninfo.conninfo_to_dict(conninfo)
+    password = params.pop("password", None)
+    env = {**os.environ, "PGPASSWORD": str(password)} if password else dict(os.environ)
+    return psycopg.conninfo.make_conninfo(**params), env  # type: ignore[arg-type]
+
+
+def _run(command: list[str], env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)  # noqa: S603
     if done.returncode != 0:
         raise BackupError(f"{Path(command[0]).name} failed: {done.stderr.strip()[-800:]}")
     return done.stdout
@@ -94,12 +103,17 @@ def table_digest(conninfo: str) -> dict[str, dict[str, int]]:
     free, streamed: no table is held in memory). Read as a superuser: RLS hides nothing."""
     digest: dict[str, dict[str, int]] = {}
     with psycopg.connect(conninfo) as conn:
+        conn.execute("SET search_path = pg_catalog")
         tables = conn.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
         ).fetchall()
         for (table,) in tables:
+            # pg_catalog and public spelled out (search_path is pg_catalog only): a function of
+            # the same name planted in public must not run with a superuser's rights.
             query = sql.SQL(
-                "SELECT count(*), coalesce(sum(hashtextextended(t::text, 0)), 0)::text FROM {} AS t"
+                "SELECT count(*), "
+                "coalesce(sum(pg_catalog.hashtextextended(t::text, 0)), 0)::text "
+                "FROM public.{} AS t"
             ).format(sql.Identifier(table))
             row = conn.execute(query).fetchone()
             assert row is not None  # noqa: S101 - an aggregate always returns one row
@@ -129,8 +143,9 @@ def backup_write(path: Path, *, media_root: Path | None = None) -> dict[str, Any
     media = Path(media_root or settings.MEDIA_ROOT)
     with tempfile.TemporaryDirectory(prefix="lexroom-backup-") as folder:
         dump = Path(folder) / DUMP
+        conninfo, env = _secretless(found.conninfo)
         _run([_program(found, "pg_dump"), "--format=custom", "--no-password",
-              f"--file={dump}", f"--dbname={found.conninfo}"])  # fmt: skip
+              f"--file={dump}", f"--dbname={conninfo}"], env)  # fmt: skip
         digest = table_digest(found.conninfo)
         files = sorted(p for p in media.rglob("*") if p.is_file()) if media.exists() else []
         manifest: dict[str, Any] = {
@@ -145,7 +160,9 @@ def backup_write(path: Path, *, media_root: Path | None = None) -> dict[str, Any
             "members": {DUMP: _sha256(dump)},
         }
         partial = path.with_name(path.name + ".partial")
-        with tarfile.open(partial, "w") as archive:
+        # Every firm's data and the password and token hashes: readable by its owner only.
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as raw, tarfile.open(fileobj=raw, mode="w") as archive:
             archive.add(dump, DUMP)
             for file in files:
                 name = str(PurePosixPath(MEDIA, file.relative_to(media).as_posix()))
@@ -217,6 +234,10 @@ def _empty_database(found: Target) -> None:
             f"The database {found.dbname!r} already holds {row[0]} tables: restore into an "
             "empty one (a new data directory, or a new LEXROOM_DB_NAME / database)."
         )
+    from config.db_backend.roles import roles_prepare
+
+    # Only now, on a database found empty: the owner may create, the app role may not.
+    roles_prepare(found.conninfo, owner=settings.LEXROOM_DB_OWNER_ROLE, app=found.app_role)
 
 
 def backup_restore(
@@ -232,8 +253,16 @@ def backup_restore(
         manifest = _manifest(archive)
         _extract_checked(archive, manifest, Path(folder))
         _empty_database(found)
+        # As the owner role, not as the superuser: what an altered archive holds runs with
+        # no superuser right (no COPY … TO PROGRAM, no C function); the owner owns it all.
+        conninfo, env = _secretless(found.conninfo)
         _run([_program(found, "pg_restore"), "--exit-on-error", "--single-transaction",
-              "--no-password", f"--dbname={found.conninfo}", str(Path(folder) / DUMP)])  # fmt: skip
+              "--no-password", "--no-owner", "--no-privileges", "--no-comments",
+              f"--role={settings.LEXROOM_DB_OWNER_ROLE}", f"--dbname={conninfo}",
+              str(Path(folder) / DUMP)], env)  # fmt: skip
+        from config.db_backend.roles import grants_apply
+
+        grants_apply(found.conninfo, owner=settings.LEXROOM_DB_OWNER_ROLE, app=found.app_role)
         restored = Path(folder) / MEDIA
         if restored.exists():
             media.mkdir(parents=True, exist_ok=True)

@@ -172,6 +172,14 @@ async def _call(
     return result
 
 
+def _rotation(tool: str, slug: str, described: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    if tool == "search_data_room":
+        return [(tool, call) for call in search_arguments(slug, described)]
+    if tool == "mix":
+        return mix_arguments(slug, described)
+    return [(tool, {"workspace": slug})]
+
+
 async def _timed_call(
     client: httpx.AsyncClient,
     stats: Stats,
@@ -219,11 +227,7 @@ async def run_load(
         base_url=base_url, headers=headers, limits=limits, timeout=60
     ) as client:
         described = await _call(client, 0, "describe_data_room", {"workspace": slug})
-        rotation: list[tuple[str, dict[str, Any]]] = [(tool, {"workspace": slug})]
-        if tool == "search_data_room":
-            rotation = [(tool, call) for call in search_arguments(slug, described)]
-        elif tool == "mix":
-            rotation = mix_arguments(slug, described)
+        rotation = _rotation(tool, slug, described)
         # Warm-up, not counted: the embedding model loads on the first query.
         for name, arguments in rotation:
             await _call(client, 0, name, arguments)

@@ -243,6 +243,17 @@ def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
         token_revoke(token=token, actor=target.user)
         if target.throwaway:
             _remove(target)
+    return _report(options, stats, elapsed, variants, target, log_path)
+
+
+def _report(
+    options: dict[str, Any],
+    stats: Stats,
+    elapsed: float,
+    variants: int,
+    target: Target,
+    log_path: Path,
+) -> dict[str, Any]:
     calls = len(stats.latencies_ms)
     return {
         "clients": options["clients"],

@@ -11,15 +11,20 @@ from __future__ import annotations
 import datetime as dt
 import random
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from agents.models import ToolCallMark
 from agents.tools.errors import ToolError
+from workspaces.locks import LockNamespace
 
 WINDOW = dt.timedelta(seconds=60)
+LOCK_NAMESPACE = int(LockNamespace.TOOL_RATE)
 KEEP = dt.timedelta(minutes=2)
 CLEANUP_ONE_IN = 200
 # Keys refused since their last accepted call, in this process: a client hammering past its
@@ -32,6 +37,23 @@ def _rate_limit(key: str) -> None:
     limit = settings.LEXROOM_TOOL_RATE_PER_MINUTE
     if not limit:
         return
+    with _counting(key):
+        _check_and_mark(key, limit)
+
+
+@contextmanager
+def _counting(key: str) -> Iterator[None]:
+    """One count-and-mark at a time per key, across processes (a session advisory lock:
+    parallel calls of one token must not all pass the same count)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", [LOCK_NAMESPACE, key])
+        try:
+            yield
+        finally:
+            cursor.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", [LOCK_NAMESPACE, key])
+
+
+def _check_and_mark(key: str, limit: int) -> None:
     now = timezone.now()
     since = now - WINDOW
     recent = list(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import hashlib
+import random
 import re
 import time
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ SITE_MIN_INTERVAL_MS = 500  # the sites' terms; a lower setting applies to loopb
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 30.0
+LOCK_WAIT_SECONDS = 30.0
+PURGE_ONE_IN = 100  # fetches: now and then, the answers older than any TTL go
 
 
 class CaseLawError(Exception):
@@ -89,7 +92,20 @@ class _Spacing:
 
     def __enter__(self) -> None:
         self.handle = _lock_path(self.host).open("a+")
-        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        waited_until = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:  # a bounded wait: a queue of searches must not hold a page for minutes
+            try:
+                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > waited_until:
+                    self.handle.close()
+                    message = gettext(
+                        "%(host)s is busy with other Lexroom requests (the sites ask for "
+                        "spacing): try again in a minute."
+                    )
+                    raise CaseLawError("unavailable", message % {"host": self.host}) from None
+                time.sleep(0.05)
         self.handle.seek(0)
         try:
             last_end = float(self.handle.read().strip() or 0)
@@ -154,6 +170,11 @@ class Fetcher:
                 return Fetched(url, body, cached.content_type, cached.fetched_at, True, True)
             raise
         fetched_at = timezone.now()
+        if random.randrange(PURGE_ONE_IN) == 0:  # noqa: S311 - load spreading, not security
+            oldest = max(settings.LEXROOM_CASELAW_SEARCH_TTL, settings.LEXROOM_CASELAW_DOCUMENT_TTL)
+            CaseLawResponse.objects.filter(
+                fetched_at__lt=fetched_at - dt.timedelta(seconds=oldest)
+            ).delete()
         CaseLawResponse.objects.bulk_create(
             [
                 CaseLawResponse(
@@ -209,6 +230,6 @@ class Fetcher:
 
 def _backoff(attempt: int, retry_after: str | None) -> float:
     base = float(settings.LEXROOM_CASELAW_BACKOFF_SECONDS) * (1 << attempt)
-    if retry_after and retry_after.strip().isdigit():
+    if retry_after and retry_after.strip().isdecimal() and retry_after.isascii():
         return float(min(max(base, float(retry_after)), MAX_RETRY_AFTER))
     return base

@@ -105,7 +105,9 @@ class OpenDataClient:
         self, *, courts: list[str], keyword: str, limit: int
     ) -> tuple[list[dict[str, Any]], Fetched]:
         courts_part = quote(" OR ".join(courts), safe="")
-        path = f"/model_search_juri/openData/{courts_part}/{quote(keyword, safe='')}/{limit}"
+        # Dots encoded too: a keyword ".." must not become a path segment httpx resolves.
+        word = quote(keyword, safe="").replace(".", "%2E")
+        path = f"/model_search_juri/openData/{courts_part}/{word}/{limit}"
         fetched = self.fetcher.get(self.fetcher.url(path), ttl=settings.LEXROOM_CASELAW_SEARCH_TTL)
         records = [hit(h["_source"]) for h in _hits(fetched)]
         if any(not parse_id(r["id"]) for r in records):

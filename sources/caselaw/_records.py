@@ -3,6 +3,7 @@ report) and the decisions' metadata kept for later reads."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ class Fetches:
     """Every answer a call used, for the result's cache report."""
 
     items: list[Fetched] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
 
     def report(self) -> dict[str, Any]:
         return {

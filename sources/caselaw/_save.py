@@ -18,10 +18,11 @@ from django.utils.translation import gettext
 
 from documents.models import Document, IngestBatch
 from documents.pipeline import queue_batch
-from documents.services import StoreResult, batch_create, document_store
+from documents.services import IngestError, StoreResult, batch_create, document_store
 from sources.caselaw._documents import conclusions_get, decision_get
 from sources.caselaw._http import CaseLawError
-from workspaces.models import User, Workspace
+from workspaces.models import Role, User, Workspace
+from workspaces.selectors import RoleRequired, workspace_get_for_member
 from workspaces.tenancy import workspace_scope
 
 
@@ -133,15 +134,24 @@ def decision_save(
     data = json.dumps(entry, ensure_ascii=False, sort_keys=True).encode()
     metadata = {key: value for key, value in entry.items() if key != "content"}
     with workspace_scope(workspace):
-        document, created = document_store(
-            workspace=workspace,
-            filename=entry["filename"],
-            data=data,
-            user=user,
-            source="case_law",
-            raw_metadata=metadata,
-            media_type="txt",
-        )
+        # Checked again now: the sites may have taken minutes, and roles change.
+        try:
+            workspace_get_for_member(user=user, workspace_id=workspace.pk, min_role=Role.EDITOR)
+        except RoleRequired:
+            message = gettext("Saving a decision needs the editor role.")
+            raise CaseLawError("forbidden", message) from None
+        try:
+            document, created = document_store(
+                workspace=workspace,
+                filename=entry["filename"],
+                data=data,
+                user=user,
+                source="case_law",
+                raw_metadata=metadata,
+                media_type="txt",
+            )
+        except IngestError as exc:
+            raise CaseLawError("invalid_arguments", exc.message) from None
         result = StoreResult(entry["filename"], document, created)
         batch = batch_create(
             workspace=workspace, label=title_of(decision), results=[result], user=user

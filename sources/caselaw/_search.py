@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ OPENDATA_CLASSES = ("A", "B", "C", "D")
 # Requests one search may make (30 s at the sites' spacing): a deep page or a date filter far
 # in the past stops there, with a warning, rather than holding a worker for minutes.
 MAX_REQUESTS_PER_SEARCH = 60
+MAX_SEARCH_SECONDS = 45.0  # and at most this long, whatever the sites' pace
 OPENDATA_WINDOW = 200
 
 
@@ -94,7 +96,8 @@ class _Stream:
         return self.total or 0
 
     def _next_page(self) -> None:
-        if len(self.fetches.items) >= MAX_REQUESTS_PER_SEARCH:
+        spent = time.monotonic() - self.fetches.started
+        if len(self.fetches.items) >= MAX_REQUESTS_PER_SEARCH or spent > MAX_SEARCH_SECONDS:
             self._done, self.truncated = True, True
             return
         page = self.client.search(
@@ -234,11 +237,11 @@ def _ariane_search(
     if any(stream.truncated for stream in streams):
         warnings.append(
             gettext(
-                "Lexroom stopped after %(count)d requests to the site for this search: "
+                "Lexroom stopped after %(count)d requests or %(seconds)d s for this search: "
                 "decisions may be missing from this page on. Narrow the words or the dates (a "
                 "range within one year is filtered by the site)."
             )
-            % {"count": MAX_REQUESTS_PER_SEARCH}
+            % {"count": MAX_REQUESTS_PER_SEARCH, "seconds": MAX_SEARCH_SECONDS}
         )
     undated = sum(stream.undated for stream in streams)
     if undated:
