@@ -19,7 +19,6 @@ class LockNamespace(IntEnum):
 
     WORKSPACE_ANALYSIS = 7301
     TEXT_STATS = 7302
-    TOOL_RATE = 7303  # agents.tools._ratelimit: one count per token at a time (session lock)
 
 
 def _keys(namespace: LockNamespace, workspace_id: int) -> list[int]:

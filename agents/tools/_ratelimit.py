@@ -1,9 +1,11 @@
 """Tool calls per minute, per token (or per user without one), shared by every process.
 
-Each call inserts a mark (``ToolCallMark``) and counts the key's marks of the last sixty
-seconds: a true sliding window in Postgres, so web processes, the MCP server and workers
-share one limit. Inserts never wait on one another (no hot counter row to lock, even inside
-a request's transaction); marks older than two minutes are deleted now and then.
+Each accepted call leaves a mark (``ToolCallMark``); one statement counts the key's marks of
+the last sixty seconds and adds this call's when under the limit: a true sliding window in
+Postgres, so web processes, the MCP server and workers share one limit, for one round trip
+per call. No hot counter row is locked (a request's transaction would hold it). Parallel
+calls of one token can each pass the same count: the limit may be overshot by the calls
+made at the very same moment. Marks older than two minutes are deleted now and then.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import random
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection
@@ -21,12 +21,22 @@ from django.utils.translation import gettext
 
 from agents.models import ToolCallMark
 from agents.tools.errors import ToolError
-from workspaces.locks import LockNamespace
 
 WINDOW = dt.timedelta(seconds=60)
-LOCK_NAMESPACE = int(LockNamespace.TOOL_RATE)
 KEEP = dt.timedelta(minutes=2)
 CLEANUP_ONE_IN = 200
+# Counts the recent marks (up to the limit) and inserts this call's when there is room.
+_COUNT_AND_MARK = """
+WITH recent AS (
+    SELECT at FROM agents_toolcallmark
+    WHERE key = %(key)s AND at > %(since)s ORDER BY at LIMIT %(limit)s
+), seen AS (SELECT count(*) AS calls, min(at) AS first FROM recent),
+marked AS (
+    INSERT INTO agents_toolcallmark (key, at)
+    SELECT %(key)s, %(now)s FROM seen WHERE calls < %(limit)s RETURNING 1
+)
+SELECT calls, first FROM seen
+"""
 # Keys refused since their last accepted call, in this process: a client hammering past its
 # limit gets one audited refusal per process, not one audit row per call.
 _refusing: set[str] = set()
@@ -37,32 +47,14 @@ def _rate_limit(key: str) -> None:
     limit = settings.LEXROOM_TOOL_RATE_PER_MINUTE
     if not limit:
         return
-    with _counting(key):
-        _check_and_mark(key, limit)
-
-
-@contextmanager
-def _counting(key: str) -> Iterator[None]:
-    """One count-and-mark at a time per key, across processes (a session advisory lock:
-    parallel calls of one token must not all pass the same count)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", [LOCK_NAMESPACE, key])
-        try:
-            yield
-        finally:
-            cursor.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", [LOCK_NAMESPACE, key])
-
-
-def _check_and_mark(key: str, limit: int) -> None:
+    key = key[:80]
     now = timezone.now()
-    since = now - WINDOW
-    recent = list(
-        ToolCallMark.objects.filter(key=key, at__gt=since)
-        .order_by("at")
-        .values_list("at", flat=True)[:limit]
-    )
-    if len(recent) >= limit:
-        retry_after = max(1.0, (recent[0] + WINDOW - now).total_seconds())
+    with connection.cursor() as cursor:
+        cursor.execute(_COUNT_AND_MARK, {"key": key, "since": now - WINDOW, "limit": limit,
+                                         "now": now})  # fmt: skip
+        calls, first = cursor.fetchone()
+    if calls >= limit:
+        retry_after = max(1.0, (first + WINDOW - now).total_seconds())
         message = gettext(
             "Too many tool calls (limit %(limit)d per minute); retry in %(seconds).0f s."
         )
@@ -77,6 +69,5 @@ def _check_and_mark(key: str, limit: int) -> None:
         raise refusal
     with _refusing_lock:
         _refusing.discard(key)
-    ToolCallMark.objects.create(key=key[:80], at=now)
     if random.randrange(CLEANUP_ONE_IN) == 0:  # noqa: S311 - load spreading, not security
         ToolCallMark.objects.filter(at__lt=now - KEEP).delete()

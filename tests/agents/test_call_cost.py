@@ -8,8 +8,9 @@ that comes back fails them.
 In production (tools/call over /mcp, a call that names its workspace): the token (its
 last_used_at at most once a minute), then BEGIN, the probe's settings, the user's membership
 in the named workspace, the scope's settings, the workspace with the role, the audit row,
-COMMIT. No health-check ``SELECT 1`` on a worker thread's connection used within the second
-(the last test below).
+COMMIT; and the rate limit's one statement (count and mark: the limit is shared by every
+process, so it lives in Postgres). No health-check ``SELECT 1`` on a worker thread's
+connection used within the second (the last test below).
 """
 
 from __future__ import annotations
@@ -64,20 +65,20 @@ def _mcp_call(raw: str, name: str) -> dict[str, Any]:
     return _call(Caller(user=token.user, token=token, via="mcp"), name, ARGUMENTS)
 
 
-def test_a_cli_call_costs_eight_queries(room: Room, noop: str, django_assert_num_queries):
+def test_a_cli_call_costs_nine_queries(room: Room, noop: str, django_assert_num_queries):
     # Savepoint, probe, the membership in the named workspace, scope, workspace with role,
     # audit, restore (the test's transaction; not in production), release. The tool's scope
     # is the user's, narrowed to the named workspace: not written again.
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         call_tool(name=noop, arguments=ARGUMENTS, user=room.viewer)
 
 
-def test_an_mcp_call_costs_nine_queries_with_the_token_check(
+def test_an_mcp_call_costs_ten_queries_with_the_token_check(
     room: Room, noop: str, django_assert_num_queries
 ):
     _, raw = token_create(user=room.viewer, name="cost")
     _mcp_call(raw, noop)  # the first use records last_used_at (then once a minute)
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10):
         assert _mcp_call(raw, noop) == {"workspace": "deal-alpha"}
 
 
@@ -91,7 +92,7 @@ def test_a_rest_call_reuses_the_views_scope(
     # Token, the view's scope (savepoint, probe, memberships, scope), workspace with role, the
     # tool's savepoint (its settings are the view's: not written again), audit, release,
     # restore, release.
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):
         response = client.post(
             f"/api/tools/{noop}", body, content_type="application/json", headers=headers
         )
@@ -114,7 +115,7 @@ def test_the_cost_does_not_grow_with_the_users_workspaces(room: Room, noop: str)
         other = WorkspaceFactory(firm=room.firm, slug=f"other-{number}")
         make_membership(workspace=other, user=room.viewer, role=Role.VIEWER)
     # The call names its workspace: the scope holds that one, whatever the user's others.
-    assert _queries_per_call(room, noop) == few == 8
+    assert _queries_per_call(room, noop) == few == 9
 
 
 def test_the_cheaper_path_keeps_token_restriction_and_audit(room: Room, noop: str):

@@ -98,8 +98,9 @@ def test_a_worker_killed_mid_batch_leaves_no_document_stuck(room, tmp_path, sett
     queue_batch(workspace=room.workspace, batch=batch)
     first = _cluster(tmp_path / "media", tmp_path / "first.log")
     try:
-        started = _wait(lambda: any(s != DocumentStatus.STORED for s in _statuses(room)), 120)
-        assert started, "the worker never started on the batch"
+        started = _wait(lambda: any(s != DocumentStatus.STORED for s in _statuses(room)), 300)
+        log = (tmp_path / "first.log").read_text(errors="replace")[-3000:]
+        assert started, f"the worker never started on the batch:\n{log}"
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
