@@ -42,7 +42,7 @@ def _cluster(media: Path, log: Path) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "SECRET_KEY": "test",
+        "SECRET_KEY": settings.SECRET_KEY,  # the tasks are signed with it
         "DEBUG": "0",
         "LEXROOM_DB_NAME": connection.settings_dict["NAME"],
         "LEXROOM_DATA_DIR": str(settings.LEXROOM_DATA_DIR),
