@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -10,6 +11,7 @@ from django.db.backends.postgresql import base
 from config.db_backend.server import bootstrap_database, ensure_embedded_server
 
 _bootstrapped: set[str] = set()
+_bootstrap_lock = threading.Lock()
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
@@ -19,16 +21,17 @@ class DatabaseWrapper(base.DatabaseWrapper):
         # The app role of the settings, never the connection's user: migrate connects as the
         # superuser (config.db_backend.roles.as_owner), which must not become the app role.
         role = settings.LEXROOM_DB_APP_ROLE
-        if role not in _bootstrapped:
-            bootstrap_database(
-                server.superuser_conninfo(),
-                dbname=settings.LEXROOM_DB_NAME,
-                app_role=role,
-                app_password="",
-                create_db=True,
-                owner_role=settings.LEXROOM_DB_OWNER_ROLE,
-            )
-            _bootstrapped.add(role)
+        with _bootstrap_lock:  # the first connections of a process's threads, once
+            if role not in _bootstrapped:
+                bootstrap_database(
+                    server.superuser_conninfo(),
+                    dbname=settings.LEXROOM_DB_NAME,
+                    app_role=role,
+                    app_password="",
+                    create_db=True,
+                    owner_role=settings.LEXROOM_DB_OWNER_ROLE,
+                )
+                _bootstrapped.add(role)
         params["host"] = str(server.socket_dir)
         params.pop("port", None)
         return params

@@ -155,15 +155,19 @@ LEAKPROOF_FULLTEXT = "ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) L
 def _roles_create(
     conn: psycopg.Connection[Any], *, app_role: str, app_password: str, owner_role: str | None
 ) -> None:
-    """The app role (login, no superuser, no BYPASSRLS) and the owner role (no login)."""
-    exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [app_role]).fetchone()
-    password = sql.SQL(" PASSWORD {}").format(app_password) if app_password else sql.SQL("")
-    verb = "ALTER" if exists else "CREATE"
-    conn.execute(
-        sql.SQL(
-            "{verb} ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB{password}"
-        ).format(verb=sql.SQL(verb), role=sql.Identifier(app_role), password=password)
-    )
+    """The app role (login, no superuser, no BYPASSRLS) and the owner role (no login).
+    A role already as it should be is left alone (no catalog write at every start)."""
+    state = conn.execute(
+        "SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = %s", [app_role]
+    ).fetchone()
+    if state is None or state[0] or app_password:
+        password = sql.SQL(" PASSWORD {}").format(app_password) if app_password else sql.SQL("")
+        verb = sql.SQL("CREATE" if state is None else "ALTER")
+        conn.execute(
+            sql.SQL(
+                "{verb} ROLE {role} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE CREATEDB{password}"
+            ).format(verb=verb, role=sql.Identifier(app_role), password=password)
+        )
     if (
         owner_role
         and not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [owner_role]).fetchone()
@@ -192,6 +196,10 @@ def bootstrap_database(
     (the test database) have them without needing a superuser.
     """
     with psycopg.connect(admin_conninfo, autocommit=True) as conn:
+        # One bootstrap at a time on the server (processes and threads starting together
+        # would update the same catalog rows: "tuple concurrently updated"); the lock lasts
+        # as long as this connection, which stays open to the end.
+        conn.execute("SELECT pg_advisory_lock(7300, 0)")
         _roles_create(conn, app_role=app_role, app_password=app_password, owner_role=owner_role)
         if create_db:
             db_exists = conn.execute(
@@ -203,6 +211,11 @@ def bootstrap_database(
                         db=sql.Identifier(dbname), role=sql.Identifier(owner_role or app_role)
                     )
                 )
+        _database_setup(admin_conninfo, dbname=dbname, app_role=app_role)
+
+
+def _database_setup(admin_conninfo: str, *, dbname: str, app_role: str) -> None:
+    """Extensions, the LEAKPROOF match and the schema's privileges, in template1 and dbname."""
     admin_params = psycopg.conninfo.conninfo_to_dict(admin_conninfo)
     for target in ("template1", dbname):
         params = {**admin_params, "dbname": target}
