@@ -135,3 +135,21 @@ def as_owner(connection: BaseDatabaseWrapper, admin: str) -> Iterator[None]:
     finally:
         connection.close()
         connection.settings_dict.update(saved)
+
+
+@contextmanager
+def as_table_owner(connection: BaseDatabaseWrapper) -> Iterator[None]:
+    """For the benchmarks that drop and rebuild the shared indexes: the connection as the
+    owner role when the app role does not own the tables (the split layout) and an admin
+    connection exists; otherwise as it is. Row-level security still applies (FORCE)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tableowner = current_user FROM pg_tables WHERE tablename = 'documents_chunk'"
+        )
+        row = cursor.fetchone()
+    admin = admin_conninfo(connection.settings_dict["NAME"])
+    if (row and row[0]) or admin is None:
+        yield
+        return
+    with as_owner(connection, admin):
+        yield
