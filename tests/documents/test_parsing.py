@@ -455,3 +455,21 @@ def test_nested_zip_declaring_too_many_bytes_is_one_bad_member() -> None:
     members = list(iter_zip_members(outer, max_total_bytes=3000))
     assert errors_by_path(members) == {"inner.zip": "zip_bomb"}
     assert ("ok.txt", b"ok") in members
+
+
+def test_a_docx_claiming_an_unknown_zip_version_is_refused_not_a_crash() -> None:
+    """Found by ``manage.py fuzz``: zipfile raises NotImplementedError for a member whose
+    "version needed to extract" it does not know; the upload must be refused, not a 500."""
+    import io as _io
+
+    import docx as _docx
+
+    buffer = _io.BytesIO()
+    document = _docx.Document()
+    document.add_paragraph("ARTICLE 1 - OBJET")
+    document.save(buffer)
+    data = bytearray(buffer.getvalue())
+    header = data.find(b"PK\x01\x02")  # the first central directory entry
+    data[header + 6 : header + 8] = (173).to_bytes(2, "little")  # "version 17.3"
+    with pytest.raises(ParseError):
+        parse_document("c.docx", bytes(data))
