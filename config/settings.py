@@ -206,6 +206,9 @@ Q_CLUSTER = {
     "poll": 1,
     "sync": env_bool("LEXROOM_TASKS_SYNC", default=False),
 }
+# The embedding rounds' queue: a cluster started with `qcluster --cluster-name NAME` (a GPU
+# host) takes them; empty: the main queue, every cluster.
+LEXROOM_EMBED_QUEUE = env_str("LEXROOM_EMBED_QUEUE", "")
 
 # --- Documents and embeddings.
 LEXROOM_MAX_UPLOAD_BYTES = env_int("LEXROOM_MAX_UPLOAD_MB", 100, minimum=1) * 1024 * 1024

@@ -30,7 +30,7 @@ from documents.services import (
     document_process,
     document_store,
 )
-from documents.tasks import embed_workspace, process_document
+from documents.tasks import embed_enqueue, process_document
 from workspaces.models import User, Workspace
 from workspaces.tasks import enqueue, live_clusters
 from workspaces.tenancy import workspace_scope
@@ -251,7 +251,7 @@ def queue_batch(*, workspace: Workspace, batch: IngestBatch) -> int:
                 batch_id=batch.pk,
             )
         if not pending:
-            enqueue(embed_workspace, workspace_id=workspace.pk)
+            embed_enqueue(workspace_id=workspace.pk)
     return len(pending)
 
 

@@ -3,6 +3,8 @@ workspaces.tasks.run_tenant_task) and calls one service; all are idempotent."""
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from documents.models import IngestBatch
 from documents.services import document_process, workspace_round
 from workspaces.tasks import enqueue
@@ -16,7 +18,7 @@ def process_document(*, workspace_id: int, document_id: int, batch_id: int | Non
         batch.processed += 1
         batch.save(update_fields=["processed"])
         if batch.processed >= len(batch.document_ids):
-            enqueue(embed_workspace, workspace_id=workspace_id)
+            embed_enqueue(workspace_id=workspace_id)
     return document.status
 
 
@@ -25,5 +27,11 @@ def embed_workspace(*, workspace_id: int) -> int:
     left to embed); queues the next round while there is work."""
     embedded = workspace_round(workspace_id=workspace_id)
     if embedded:
-        enqueue(embed_workspace, workspace_id=workspace_id)
+        embed_enqueue(workspace_id=workspace_id)
     return embedded
+
+
+def embed_enqueue(*, workspace_id: int) -> None:
+    """The embedding rounds go to LEXROOM_EMBED_QUEUE when set: a GPU host runs
+    ``qcluster --cluster-name <that name>`` and takes them; CPU hosts take the rest."""
+    enqueue(embed_workspace, workspace_id=workspace_id, queue=settings.LEXROOM_EMBED_QUEUE)

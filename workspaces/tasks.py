@@ -49,13 +49,20 @@ def task_path(function: Callable[..., Any]) -> str:
 
 
 def enqueue(
-    function: Callable[..., Any], *, workspace_id: int, task_name: str | None = None, **kwargs: Any
+    function: Callable[..., Any],
+    *,
+    workspace_id: int,
+    task_name: str | None = None,
+    queue: str = "",
+    **kwargs: Any,
 ) -> None:
-    """Queue ``function(workspace_id=…, **kwargs)`` after the current transaction commits."""
+    """Queue ``function(workspace_id=…, **kwargs)`` after the current transaction commits;
+    ``queue``: the named cluster's queue (``qcluster --cluster-name NAME``), else the main one."""
     path = task_path(function)
+    options = {"cluster": queue} if queue else {}
 
     def _send() -> None:
-        async_task(RUNNER, path, workspace_id, kwargs, task_name=task_name)
+        async_task(RUNNER, path, workspace_id, kwargs, task_name=task_name, **options)
 
     transaction.on_commit(_send)
 

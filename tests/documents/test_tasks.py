@@ -98,3 +98,21 @@ def test_amendment_parties_and_entity_merge_split(room: Room):
         split = entity_split_alias(entity=alpha, alias=beta.name, actor=room.owner)
         assert split.parties.count() == 2
         assert alpha.parties.count() == 2
+
+
+def test_the_embedding_rounds_go_to_their_own_queue_when_one_is_named(
+    room, settings, django_capture_on_commit_callbacks
+):
+    """A GPU host runs ``qcluster --cluster-name gpu`` with LEXROOM_EMBED_QUEUE=gpu: the
+    embedding rounds wait in that queue; the documents' tasks stay in the main one."""
+    from django_q.models import OrmQ
+
+    from documents.tasks import embed_enqueue
+
+    settings.LEXROOM_EMBED_QUEUE = "gpu"
+    with django_capture_on_commit_callbacks(execute=True):
+        embed_enqueue(workspace_id=room.workspace.pk)
+    settings.LEXROOM_EMBED_QUEUE = ""
+    with django_capture_on_commit_callbacks(execute=True):
+        embed_enqueue(workspace_id=room.workspace.pk)
+    assert sorted(OrmQ.objects.values_list("key", flat=True)) == ["gpu", "lexroom"]
