@@ -205,9 +205,11 @@ Q_CLUSTER = {
     "ack_failures": True,
     "poll": 1,
     "sync": env_bool("LEXROOM_TASKS_SYNC", default=False),
+    # django-q2 reads it when a cluster is started under another name (Q_CLUSTER_NAME=gpu).
+    "ALT_CLUSTERS": {},
 }
-# The embedding rounds' queue: a cluster started with `qcluster --cluster-name NAME` (a GPU
-# host) takes them; empty: the main queue, every cluster.
+# The embedding rounds' queue: a cluster started as `Q_CLUSTER_NAME=NAME manage.py qcluster`
+# (a GPU host) takes them; empty: the main queue.
 LEXROOM_EMBED_QUEUE = env_str("LEXROOM_EMBED_QUEUE", "")
 
 # --- Documents and embeddings.

@@ -33,5 +33,5 @@ def embed_workspace(*, workspace_id: int) -> int:
 
 def embed_enqueue(*, workspace_id: int) -> None:
     """The embedding rounds go to LEXROOM_EMBED_QUEUE when set: a GPU host runs
-    ``qcluster --cluster-name <that name>`` and takes them; CPU hosts take the rest."""
+    ``Q_CLUSTER_NAME=<that name> manage.py qcluster`` and takes them; CPU hosts take the rest."""
     enqueue(embed_workspace, workspace_id=workspace_id, queue=settings.LEXROOM_EMBED_QUEUE)

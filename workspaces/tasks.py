@@ -57,7 +57,8 @@ def enqueue(
     **kwargs: Any,
 ) -> None:
     """Queue ``function(workspace_id=…, **kwargs)`` after the current transaction commits;
-    ``queue``: the named cluster's queue (``qcluster --cluster-name NAME``), else the main one."""
+    ``queue``: the named cluster's queue (``Q_CLUSTER_NAME=NAME manage.py qcluster``), else the
+    main one."""
     path = task_path(function)
     options = {"cluster": queue} if queue else {}
 

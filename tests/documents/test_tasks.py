@@ -103,8 +103,8 @@ def test_amendment_parties_and_entity_merge_split(room: Room):
 def test_the_embedding_rounds_go_to_their_own_queue_when_one_is_named(
     room, settings, django_capture_on_commit_callbacks
 ):
-    """A GPU host runs ``qcluster --cluster-name gpu`` with LEXROOM_EMBED_QUEUE=gpu: the
-    embedding rounds wait in that queue; the documents' tasks stay in the main one."""
+    """A GPU host runs ``Q_CLUSTER_NAME=gpu manage.py qcluster`` with LEXROOM_EMBED_QUEUE=gpu:
+    the embedding rounds wait in that queue; the documents' tasks stay in the main one."""
     from django_q.models import OrmQ
 
     from documents.tasks import embed_enqueue
