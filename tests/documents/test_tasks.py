@@ -109,10 +109,16 @@ def test_the_embedding_rounds_go_to_their_own_queue_when_one_is_named(
 
     from documents.tasks import embed_enqueue
 
+    def queued() -> dict[str, int]:
+        keys = list(OrmQ.objects.values_list("key", flat=True))
+        return {key: keys.count(key) for key in ("gpu", "lexroom")}
+
+    before = queued()  # other tasks may wait already (the room's set-up, earlier tests)
     settings.LEXROOM_EMBED_QUEUE = "gpu"
     with django_capture_on_commit_callbacks(execute=True):
         embed_enqueue(workspace_id=room.workspace.pk)
+    assert queued() == {"gpu": before["gpu"] + 1, "lexroom": before["lexroom"]}
     settings.LEXROOM_EMBED_QUEUE = ""
     with django_capture_on_commit_callbacks(execute=True):
         embed_enqueue(workspace_id=room.workspace.pk)
-    assert sorted(OrmQ.objects.values_list("key", flat=True)) == ["gpu", "lexroom"]
+    assert queued() == {"gpu": before["gpu"] + 1, "lexroom": before["lexroom"] + 1}
