@@ -8,6 +8,7 @@ transaction while the sites answer. ``save_decision`` writes into a workspace (e
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any, Literal
 
 from django.utils.translation import gettext
@@ -183,26 +184,27 @@ def _search(context: ToolContext, arguments: SearchCaseLawInput) -> dict[str, An
     return SearchCaseLawResult.model_validate(result).model_dump(mode="json")
 
 
-def _get_decision(context: ToolContext, arguments: DecisionInput) -> dict[str, Any]:
+def _read(
+    model: type[BaseModel], read: Callable[[str], dict[str, Any]], decision_id: str
+) -> dict[str, Any]:
+    """One read by id (a decision, its conclusions, its analysis), as its output model."""
     try:
-        return DecisionResult.model_validate(decision_get(arguments.id)).model_dump(mode="json")
+        result = read(decision_id)
     except CaseLawError as exc:
         raise _error(exc) from None
+    return model.model_validate(result).model_dump(mode="json")
+
+
+def _get_decision(context: ToolContext, arguments: DecisionInput) -> dict[str, Any]:
+    return _read(DecisionResult, decision_get, arguments.id)
 
 
 def _get_conclusions(context: ToolContext, arguments: DecisionInput) -> dict[str, Any]:
-    try:
-        result = conclusions_get(arguments.id)
-    except CaseLawError as exc:
-        raise _error(exc) from None
-    return ConclusionsResult.model_validate(result).model_dump(mode="json")
+    return _read(ConclusionsResult, conclusions_get, arguments.id)
 
 
 def _get_analysis(context: ToolContext, arguments: DecisionInput) -> dict[str, Any]:
-    try:
-        return AnalysisResult.model_validate(analysis_get(arguments.id)).model_dump(mode="json")
-    except CaseLawError as exc:
-        raise _error(exc) from None
+    return _read(AnalysisResult, analysis_get, arguments.id)
 
 
 def _save(context: ToolContext, arguments: SaveDecisionInput) -> dict[str, Any]:
