@@ -17,6 +17,7 @@ from workspaces.models import User
 from workspaces.tenancy import user_scope
 
 API_PREFIX = "/api/"
+ADMIN_PREFIX = "/admin/"
 # Pages that check a password: no tenant data, and a sign-in attempt must be committed before
 # the password is checked so that concurrent guesses count each other (workspaces.auth).
 UNSCOPED_PATHS = frozenset({"/login/", "/admin/login/", "/password/"})
@@ -32,7 +33,9 @@ class TenantMiddleware:
         user = request.user
         if not isinstance(user, User) or not user.is_authenticated:
             return self.get_response(request)
-        with user_scope(user):
+        # An install superuser manages every firm in the admin, and there only.
+        every_firm = request.path_info.startswith(ADMIN_PREFIX)
+        with user_scope(user, every_firm=every_firm):
             return self.get_response(request)
 
 

@@ -4,6 +4,13 @@ A tenant table is any table with a ``workspace_id`` column, found in the catalog
 than from a list, so a new table cannot be left unprotected. The predicate reads
 transaction-local settings written by :mod:`workspaces.tenancy`; with nothing set, a tenant
 table shows no rows and accepts no writes.
+
+The firms and workspaces tables get a policy of their own: inside a tenant scope they show
+(and accept) only the scope's firm and the workspaces in scope, so a user's request cannot
+read or write another firm's workspace even where a selector forgets to filter by firm. Outside
+any scope (``migrate``, management commands, a worker looking up its task's workspace, the
+sign-in page) and in an install superuser's scope, every firm is visible: these rows name
+firms and workspaces, and no tenant table opens with them.
 """
 
 from __future__ import annotations
@@ -19,6 +26,9 @@ POLICY_NAME = "lexroom_tenant"
 SETTING_WORKSPACE_IDS = "lexroom.workspace_ids"
 SETTING_USER_ID = "lexroom.user_id"
 SETTING_FIRM_ID = "lexroom.firm_id"
+# "own": a tenant scope, which sees its firm only; "all": an install superuser's scope;
+# unset or "": no scope (system work). See the module docstring.
+SETTING_FIRMS = "lexroom.firms"
 
 _FUNCTIONS_SQL = f"""
 CREATE OR REPLACE FUNCTION lexroom_workspace_ids() RETURNS bigint[]
@@ -35,7 +45,25 @@ CREATE OR REPLACE FUNCTION lexroom_firm_id() RETURNS bigint
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT nullif(current_setting('{SETTING_FIRM_ID}', true), '')::bigint
 $$;
+CREATE OR REPLACE FUNCTION lexroom_all_firms() RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT coalesce(current_setting('{SETTING_FIRMS}', true), '') IN ('', 'all')
+$$;
 """
+
+# The firm-level tables: (table, predicate). A workspace of the scope's firm, or one named by
+# the scope; a firm that is the scope's, or owns a workspace of the scope.
+FIRM_TABLES = (
+    (
+        "workspaces_workspace",
+        "lexroom_all_firms() OR firm_id = lexroom_firm_id() OR id = ANY (lexroom_workspace_ids())",
+    ),
+    (
+        "workspaces_firm",
+        "lexroom_all_firms() OR id = lexroom_firm_id() OR id IN (SELECT w.firm_id "
+        "FROM workspaces_workspace w WHERE w.id = ANY (lexroom_workspace_ids()))",
+    ),
+)
 
 
 def _extra_predicates() -> dict[str, str]:
@@ -76,13 +104,15 @@ def tenant_tables(connection: BaseDatabaseWrapper) -> list[str]:
 
 
 def rls_apply(connection: BaseDatabaseWrapper) -> list[str]:
-    """(Re)create the policy on every tenant table; idempotent. Returns the tables."""
+    """(Re)create the policy on every tenant table and the firm-level tables; idempotent.
+    Returns the tables."""
     quote = connection.ops.quote_name
-    tables = tenant_tables(connection)
+    policies = [(table, tenant_predicate(table)) for table in tenant_tables(connection)]
+    existing = set(connection.introspection.table_names())
+    policies += [(table, predicate) for table, predicate in FIRM_TABLES if table in existing]
     with connection.cursor() as cursor:
         cursor.execute(_FUNCTIONS_SQL)
-        for table in tables:
-            predicate = tenant_predicate(table)
+        for table, predicate in policies:
             cursor.execute(
                 f"ALTER TABLE {quote(table)} ENABLE ROW LEVEL SECURITY;"
                 f"ALTER TABLE {quote(table)} FORCE ROW LEVEL SECURITY;"
@@ -91,7 +121,7 @@ def rls_apply(connection: BaseDatabaseWrapper) -> list[str]:
                 f"CREATE POLICY {POLICY_NAME} ON {quote(table)} "
                 f"USING ({predicate}) WITH CHECK ({predicate});"
             )
-    return tables
+    return [table for table, _predicate in policies]
 
 
 def rls_apply_all(sender: Any = None, using: str = "default", **kwargs: Any) -> None:

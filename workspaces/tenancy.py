@@ -17,9 +17,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 
-from workspaces.rls import SETTING_FIRM_ID, SETTING_USER_ID, SETTING_WORKSPACE_IDS
+from workspaces.rls import SETTING_FIRM_ID, SETTING_FIRMS, SETTING_USER_ID, SETTING_WORKSPACE_IDS
 
 if TYPE_CHECKING:
     from workspaces.models import Firm, User, Workspace
@@ -37,6 +37,8 @@ class Scope:
     inside it (a firm admin's request, a bypass), so an inner scope may name any of them.
     ``user_only``: the workspaces ``user_id`` may open, possibly narrowed by a token's
     ``only`` list — what :func:`user_scope` reuses instead of querying again.
+    ``all_firms``: an install superuser's scope, which sees every firm's and workspace's row
+    (tenant tables stay limited to ``workspace_ids``); any other scope sees its firm's only.
     """
 
     workspace_ids: tuple[int, ...]
@@ -44,6 +46,7 @@ class Scope:
     firm_id: int | None
     firm_wide: bool = False
     user_only: tuple[int, ...] | None = None
+    all_firms: bool = False
 
 
 _scope: ContextVar[Scope | None] = ContextVar("lexroom_tenant_scope", default=None)
@@ -59,34 +62,38 @@ def current_workspace_ids() -> tuple[int, ...]:
     return scope.workspace_ids if scope is not None else ()
 
 
-def _write_settings(workspace_ids: str, user_id: str, firm_id: str) -> None:
-    with connection.cursor() as cursor:
+_SETTING_NAMES = (SETTING_WORKSPACE_IDS, SETTING_USER_ID, SETTING_FIRM_ID, SETTING_FIRMS)
+
+
+def _write_settings(values: tuple[str, str, str, str], using: str | None = None) -> None:
+    with (connection if using is None else connections[using]).cursor() as cursor:
         # is_local = true: the values die with the transaction, never leak to the next request.
         cursor.execute(
-            "SELECT set_config(%s, %s, true), set_config(%s, %s, true), set_config(%s, %s, true)",
-            [
-                SETTING_WORKSPACE_IDS,
-                workspace_ids,
-                SETTING_USER_ID,
-                user_id,
-                SETTING_FIRM_ID,
-                firm_id,
-            ],
+            "SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(values)),
+            [item for pair in zip(_SETTING_NAMES, values, strict=True) for item in pair],
         )
 
 
-def _settings(scope: Scope | None) -> tuple[str, str, str]:
+def _settings(scope: Scope | None) -> tuple[str, str, str, str]:
     if scope is None:
-        return "", "", ""
+        return "", "", "", ""
     return (
         ",".join(str(i) for i in scope.workspace_ids),
         "" if scope.user_id is None else str(scope.user_id),
         "" if scope.firm_id is None else str(scope.firm_id),
+        "all" if scope.all_firms else "own",
     )
 
 
 def _apply(scope: Scope | None) -> None:
-    _write_settings(*_settings(scope))
+    _write_settings(_settings(scope))
+
+
+def scope_mirror(using: str) -> None:
+    """Write the current scope's settings in the open transaction of another database
+    connection (a read replica, :mod:`search.replica`): its queries then see what this
+    context's scope grants, and nothing outside a scope."""
+    _write_settings(_settings(_scope.get()), using=using)
 
 
 def _check_narrows(outer: Scope, inner: Scope) -> None:
@@ -94,6 +101,8 @@ def _check_narrows(outer: Scope, inner: Scope) -> None:
         raise ScopeWidening("An inner tenant scope cannot switch to another firm.")
     if inner.user_id is not None and inner.user_id != outer.user_id:
         raise ScopeWidening("An inner tenant scope cannot act for another user.")
+    if inner.all_firms and not outer.all_firms:
+        raise ScopeWidening("An inner tenant scope cannot see every firm.")
     extra = set(inner.workspace_ids) - set(outer.workspace_ids)
     if not extra:
         return
@@ -183,9 +192,30 @@ def firm_scope(firm_id: int) -> AbstractContextManager[None]:
     return tenant_scope(workspace_ids=(), firm_id=firm_id)
 
 
+def _workspaces_of(user: User, slug: str | None) -> list[int]:
+    """The workspaces ``user`` may open (with ``slug``, the one so named), read in the
+    user's probe scope."""
+    from workspaces.models import Membership, Workspace
+
+    if user.is_firm_admin:
+        workspaces = Workspace.objects.filter(firm_id=user.firm_id)
+        if slug is not None:
+            workspaces = workspaces.filter(slug=slug)
+        return list(workspaces.values_list("id", flat=True))
+    memberships = Membership.objects.filter(user=user)
+    if slug is not None:
+        # The join reads the workspace's slug (the probe scope shows the firm's workspaces).
+        memberships = memberships.filter(workspace__slug=slug, workspace__firm_id=user.firm_id)
+    return list(memberships.values_list("workspace_id", flat=True))
+
+
 @contextmanager
 def user_scope(
-    user: User, *, only: Iterable[int] | None = None, slug: str | None = None
+    user: User,
+    *,
+    only: Iterable[int] | None = None,
+    slug: str | None = None,
+    every_firm: bool = False,
 ) -> Iterator[tuple[int, ...]]:
     """Scope for a signed-in user: their workspaces (all the firm's for a firm admin).
 
@@ -193,16 +223,23 @@ def user_scope(
     (a call that names its workspace: the one of the user's workspaces with that slug, if
     any, instead of listing them all). Inside a scope that already is this user's (a tool
     called during a request), that scope is reused, narrowed by ``only``: no second lookup
-    of the user's workspaces (``slug`` then narrows nothing).
+    of the user's workspaces (``slug`` then narrows nothing). ``every_firm``: an install
+    superuser in the admin, who manages every firm (see :class:`Scope`); ignored for anyone
+    else.
     """
-    from workspaces.models import Membership, Workspace
-
     allowed = set(only) if only else None
     outer = _scope.get()
     if outer is not None and outer.user_only is not None and outer.user_id == user.pk:
         ids = tuple(i for i in outer.user_only if allowed is None or i in allowed)
         firm_wide = outer.firm_wide and ids == outer.user_only
-        scope = Scope(ids, user.pk, user.firm_id, firm_wide=firm_wide, user_only=ids)
+        scope = Scope(
+            ids,
+            user.pk,
+            user.firm_id,
+            firm_wide=firm_wide,
+            user_only=ids,
+            all_firms=outer.all_firms,
+        )
         if scope == outer and connection.in_atomic_block:
             yield ids  # the request's own scope, as it is: nothing to open or write
             return
@@ -213,26 +250,17 @@ def user_scope(
     with transaction.atomic():
         # First let the user read their own memberships (nothing else), then widen to their
         # workspaces. The probe narrows any outer scope, and the scope below replaces it.
-        probe = Scope((), user.pk, user.firm_id)
+        all_firms = bool(every_firm and user.is_superuser)
+        probe = Scope((), user.pk, user.firm_id, all_firms=all_firms)
         if outer is not None:
             _check_narrows(outer, probe)
         _apply(probe)
-        if user.is_firm_admin:
-            workspaces = Workspace.objects.filter(firm_id=user.firm_id)
-            if slug is not None:
-                workspaces = workspaces.filter(slug=slug)
-            found = list(workspaces.values_list("id", flat=True))
-        else:
-            memberships = Membership.objects.filter(user=user)
-            if slug is not None:
-                # Workspace is not a tenant table: the join reads only the slug.
-                memberships = memberships.filter(
-                    workspace__slug=slug, workspace__firm_id=user.firm_id
-                )
-            found = list(memberships.values_list("workspace_id", flat=True))
+        found = _workspaces_of(user, slug)
         ids = _ids(i for i in found if allowed is None or i in allowed)
         firm_wide = bool(user.is_firm_admin and allowed is None and slug is None)
-        scope = Scope(ids, user.pk, user.firm_id, firm_wide=firm_wide, user_only=ids)
+        scope = Scope(
+            ids, user.pk, user.firm_id, firm_wide=firm_wide, user_only=ids, all_firms=all_firms
+        )
         with _enter(scope, fresh=True, final=outermost):
             yield ids
 
@@ -247,9 +275,12 @@ def tenant_bypass(*, firm: Firm, reason: str, actor_label: str) -> Iterator[tupl
     from workspaces.models import Workspace
     from workspaces.services import audit_record
 
-    ids = _ids(Workspace.objects.filter(firm=firm).values_list("id", flat=True))
     outer = _scope.get()
-    with _enter(Scope(ids, outer.user_id if outer else None, firm.pk, firm_wide=True), check=False):
+    user_id = outer.user_id if outer else None
+    # The firm's workspaces, read where the firm's rows show (an outer scope may not show them).
+    with _enter(Scope((), user_id, firm.pk), check=False):
+        ids = _ids(Workspace.objects.filter(firm=firm).values_list("id", flat=True))
+    with _enter(Scope(ids, user_id, firm.pk, firm_wide=True), check=False):
         audit_record(
             firm=firm,
             actor_label=actor_label,
