@@ -146,6 +146,24 @@ _database["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0)
 _database["CONN_HEALTH_CHECKS"] = True
 _database["TEST"] = {"NAME": env_str("LEXROOM_TEST_DB_NAME", "") or None}
 DATABASES = {"default": _database}
+# Optional hot-standby replica for search reads (search/replica.py): the app role's URL on it.
+DATABASE_REPLICA_URL = env_secret("DATABASE_REPLICA_URL")
+if DATABASE_REPLICA_URL:
+    _replica: dict[str, object] = {
+        "ENGINE": "django.db.backends.postgresql",
+        **parse_database_url("DATABASE_REPLICA_URL", DATABASE_REPLICA_URL),
+        "CONN_MAX_AGE": _database["CONN_MAX_AGE"],
+        "CONN_HEALTH_CHECKS": True,
+        # Tests run on the primary's test database: there is no test copy of a standby.
+        "TEST": {"MIRROR": "default"},
+    }
+    _replica["OPTIONS"] = {"connect_timeout": 2, **_replica["OPTIONS"]}  # type: ignore[dict-item]
+    DATABASES["replica"] = _replica
+DATABASE_ROUTERS = ["search.replica.SearchReplicaRouter"]
+# A replica further behind than this (replay lag, seconds) is skipped: search reads the primary.
+LEXROOM_REPLICA_MAX_LAG_SECONDS = env_int("LEXROOM_REPLICA_MAX_LAG_SECONDS", 30, minimum=0)
+# After the replica failed to answer, searches read the primary this long before trying again.
+LEXROOM_REPLICA_RETRY_SECONDS = env_int("LEXROOM_REPLICA_RETRY_SECONDS", 30, minimum=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "workspaces.User"

@@ -18,7 +18,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import connection
+
+from search.replica import read_connection
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,7 +49,7 @@ def adapter_override(matrix: Matrix | None) -> Iterator[None]:
 
 def _version(workspace_id: int, model: str) -> tuple[int, str, int] | None:
     """(adapter id, trained at, dimension) of the workspace's firm for ``model``."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT a.id, a.trained_at::text, a.dimension FROM search_searchadapter a "
             "JOIN workspaces_workspace w ON w.firm_id = a.firm_id "
@@ -62,7 +63,7 @@ def _version(workspace_id: int, model: str) -> tuple[int, str, int] | None:
 def _load(adapter_id: int, dimension: int) -> Matrix:
     import numpy as np
 
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute("SELECT weights FROM search_searchadapter WHERE id = %s", [adapter_id])
         row = cursor.fetchone()
     return np.frombuffer(bytes(row[0]), dtype=np.float32).reshape(dimension, dimension)

@@ -11,11 +11,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db import connection
-
 from documents.normalize import fold_accents
 from documents.textsearch import QUERY_CONFIGS
 from search.ranking._common import ArmRow, doc_filter
+from search.replica import read_connection
 
 # Chunks ts_rank pre-selects for BM25 rescoring (BM25 unnests each candidate's tsvector).
 BM25_CANDIDATES = 300
@@ -36,7 +35,7 @@ def _query_words(query: str) -> dict[str, list[str]]:
     A word that either language treats as a stop word is dropped ("for", "de"): under the
     other configuration it would match nearly every chunk.
     """
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT DISTINCT token, stem FROM ("
             "  SELECT token FROM unnest(tsvector_to_array(to_tsvector('simple', %s))) AS token"
@@ -73,7 +72,7 @@ def _all_words_query(words: dict[str, list[str]], kept: set[str]) -> str:
 
 def _websearch_query(query: str) -> str:
     parts = " || ".join(f"websearch_to_tsquery('{config}', %s)" for config in QUERY_CONFIGS)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(f"SELECT ({parts})::text", [query] * len(QUERY_CONFIGS))
         row = cursor.fetchone()
     return str(row[0]) if row and row[0] else ""
@@ -89,7 +88,7 @@ class TermStats:
 def _term_stats(workspace_id: int, stems: Sequence[str]) -> TermStats | None:
     """Document frequencies, BM25 idf and mean chunk length from the workspace's text
     statistics (None before they were first computed)."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT chunks, mean_length FROM search_textstats WHERE workspace_id = %s",
             [workspace_id],
@@ -172,7 +171,7 @@ def fts_arm(
         f"  WHERE c.workspace_id = %s AND c.search_vector @@ %s::tsquery{where} LIMIT %s"
         ") matched ORDER BY rank DESC, id LIMIT %s"
     )
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         if plan.stats is None:
             cursor.execute(
                 candidates,

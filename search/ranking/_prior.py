@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from django.db import connection
 
 from documents.clause_types import classifier_for, family_prior
 from search.ranking._common import ChunkHit
 from search.ranking._vector import embed_query
+from search.replica import read_connection
 
 # The query's families by (classifier version, query): agents repeat queries (paging).
 _FAMILIES: dict[tuple[str, str], dict[str, float]] = {}
@@ -49,7 +49,7 @@ def apply_prior(
     families = query_families(workspace_id=workspace_id, query=query)
     if not families:
         return hits
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT id, clause_families::text FROM documents_chunk WHERE id = ANY(%s)",
             [[hit.chunk_id for hit in hits]],

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from django.db import connection
-
 from search.ranking._common import ArmRow, doc_filter
+from search.replica import read_connection
 
 _ARTICLE_REF = re.compile(
     r"\b(?:article|art\.?|clause|section|§)\s*(\d+(?:\.\d+)*|premier|1er|[IVXLC]+)\b", re.I
@@ -49,7 +48,7 @@ def reference_arm(
     if not refs:
         return []
     where, params = doc_filter(document_ids, clause_types)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT c.id, c.document_id FROM documents_chunk c "
             f"WHERE c.workspace_id = %s AND c.article_ref = ANY(%s){where} "

@@ -13,11 +13,11 @@ from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 
 from documents.embeddings import load_cross_encoder, pick_device
 from search.ranking._common import ChunkHit
 from search.ranking._judge import judge
+from search.replica import read_connection
 
 # Pairs the cross-encoder scores between two looks at the clock.
 CROSS_ENCODER_BATCH = 16
@@ -75,7 +75,7 @@ def rerank_enabled() -> bool:
 def chunk_texts(chunk_ids: list[int]) -> dict[int, str]:
     """The indexed text of each chunk, as the reranker reads it."""
     grouped: dict[int, str] = defaultdict(str)
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute("SELECT id, index_text FROM documents_chunk WHERE id = ANY(%s)", [chunk_ids])
         for chunk_id, text in cursor.fetchall():
             grouped[chunk_id] = text

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from django.db import connection
-
 from documents.embeddings import get_encoder
 from search.ranking._common import ArmRow, doc_filter
+from search.replica import read_connection
 
 # Filters leaving at most this many documents: exact vector search over their chunks
 # (measured at 1M chunks: 3 contracts 13 ms, 100 contracts 95 ms; HNSW 4 and 30 ms, but a
@@ -58,7 +57,7 @@ def vector_arm(
         # "+ 0": an expression the HNSW index cannot serve, so the document index is used.
         f"ORDER BY {f'({distance}) + 0' if exact else distance} LIMIT %s"
     )
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         # Filtered HNSW scans keep going until `limit` rows pass the filters.
         cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
         cursor.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, int(limit)))}")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection
 from django.db.models import Count, Max, Min, Q, QuerySet
 
 from documents.clause_types import clause_type_label, family_of
 from documents.models import Document, DuplicateGroup, Entity
 from documents.normalize import iso_date
 from documents.provenance import contract_type_label
+from search.replica import read_connection
 from search.results import (
     ClauseTypeCount,
     DataRoomDescription,
@@ -81,7 +81,7 @@ def describe_data_room(*, workspace: Workspace) -> DataRoomDescription:
 def _clause_type_counts(workspace: Workspace) -> tuple[list[ClauseTypeCount], int]:
     """Articles and contracts per clause type among searchable contracts, and the articles
     not tagged yet, in one pass (a NULL key row carries the untagged count)."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT k.key, count(*), count(DISTINCT c.document_id) FROM documents_chunk c"
             " JOIN documents_document d ON d.id = c.document_id"

@@ -13,6 +13,7 @@ from search.filters import SearchFilters, validate_against
 from search.paging import Page, clean_query
 from search.ranking import ChunkHit, rank_chunks
 from search.records import contract_fields, excerpt
+from search.replica import replica_reads
 from search.results import ClauseTypeTag, RelevantArticle, SearchHit, SearchResults
 from search.selectors._common import searchable_documents
 from search.selectors._explain import matched_filters
@@ -44,7 +45,15 @@ def search_data_room(
     Contracts whose filtered field is unknown are listed in ``excluded_unknown``, and those
     an amendment moved out of an end-date window in ``excluded_by_amendment``: never dropped
     silently. Raises :class:`~search.errors.InvalidSearchArguments` naming the allowed values.
+    Reads a hot-standby replica when one is configured (:mod:`search.replica`).
     """
+    with replica_reads():
+        return _search(workspace, query, filters, page)
+
+
+def _search(
+    workspace: Workspace, query: str | None, filters: SearchFilters | None, page: Page | None
+) -> SearchResults:
     page = page or Page()
     query = clean_query(query)
     filters = filters or SearchFilters()
