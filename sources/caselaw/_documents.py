@@ -8,7 +8,7 @@ that listed it, kept in ``CaseLawHit``, or from a search by its case number.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.utils.translation import gettext
@@ -159,39 +159,37 @@ def _download(doc_id: str, fetches: Fetches) -> Fetched:
     return fetched
 
 
+def _linked_document(
+    decision_id: str, link: str, read: Callable[..., str], **fields: Any
+) -> tuple[dict[str, Any], Fetches]:
+    """The document a decision links to (``link``: ``conclusions_id`` or ``analysis_id``),
+    read as text by ``read``; ``fields``: decision metadata keys to add, by output name."""
+    fetches = Fetches()
+    doc_id, metadata = _linked(decision_id, link, fetches)
+    text = read(_download(doc_id, fetches).body, site=_ariane.SITE)
+    document = {
+        "id": doc_id,
+        "decision_id": decision_id if metadata else None,
+        **{name: metadata.get(key) or None for name, key in fields.items()},
+        "date": metadata.get("date"),
+        "download_url": download_url(doc_id),
+        "text": text,
+    }
+    return document, fetches
+
+
 def conclusions_get(decision_id: str) -> dict[str, Any]:
     """The rapporteur public's conclusions (the PDF's text) for a decision."""
-    fetches = Fetches()
-    conclusions_id, metadata = _linked(decision_id, "conclusions_id", fetches)
-    text = pdf_text(_download(conclusions_id, fetches).body, site=_ariane.SITE)
-    return {
-        "conclusions": {
-            "id": conclusions_id,
-            "decision_id": decision_id if metadata else None,
-            "rapporteur_public": metadata.get("rapporteur_public") or None,
-            "date": metadata.get("date"),
-            "download_url": download_url(conclusions_id),
-            "text": text,
-        },
-        "cache": fetches.report(),
-    }
+    document, fetches = _linked_document(
+        decision_id, "conclusions_id", pdf_text, rapporteur_public="rapporteur_public"
+    )
+    return {"conclusions": document, "cache": fetches.report()}
 
 
 def analysis_get(decision_id: str) -> dict[str, Any]:
     """The Conseil d'État's analysis (abstracts, classification) of a decision."""
-    fetches = Fetches()
-    analysis_id, metadata = _linked(decision_id, "analysis_id", fetches)
-    text = html_text(_download(analysis_id, fetches).body, site=_ariane.SITE)
-    return {
-        "analysis": {
-            "id": analysis_id,
-            "decision_id": decision_id if metadata else None,
-            "date": metadata.get("date"),
-            "download_url": download_url(analysis_id),
-            "text": text,
-        },
-        "cache": fetches.report(),
-    }
+    document, fetches = _linked_document(decision_id, "analysis_id", html_text)
+    return {"analysis": document, "cache": fetches.report()}
 
 
 def download_url(doc_id: str) -> str:
