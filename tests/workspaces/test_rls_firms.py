@@ -7,7 +7,7 @@ from django.db import ProgrammingError, connection, transaction
 
 from tests.conftest import Room, login
 from tests.factories import FirmFactory, UserFactory
-from workspaces.models import Firm, Workspace
+from workspaces.models import AuditEvent, Firm, Workspace
 from workspaces.tenancy import ScopeWidening, firm_scope, tenant_scope, user_scope
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +113,29 @@ def test_a_firm_admin_cannot_reach_another_firms_workspace_in_the_admin(room: Ro
     firms = client.get("/admin/workspaces/firm/").content
     assert b"Cabinet Alpha" in firms
     assert b"Cabinet Beta" not in firms and b"Cabinet Gamma" not in firms
+
+
+def test_a_superuser_adds_a_workspace_with_members_to_another_firm(room: Room):
+    root = UserFactory(firm=room.firm, email="root@install.test", is_superuser=True)
+    data = {
+        "slug": "deal-gamma",
+        "title": "Deal Gamma",
+        "firm": room.foreign_workspace.firm_id,
+        "memberships-TOTAL_FORMS": 1,
+        "memberships-INITIAL_FORMS": 0,
+        "memberships-MIN_NUM_FORMS": 0,
+        "memberships-MAX_NUM_FORMS": 1000,
+        "memberships-0-user": room.foreigner.pk,
+        "memberships-0-role": "owner",
+    }
+    response = login(root).post("/admin/workspaces/workspace/add/", data)
+    assert response.status_code == 302
+    workspace = Workspace.objects.get(slug="deal-gamma")
+    assert workspace.firm_id == room.foreign_workspace.firm_id
+    with user_scope(room.foreigner) as ids:
+        assert workspace.pk in ids
+    # Its memberships were written through the audited bypass (scopes never cross firms).
+    with firm_scope(workspace.firm_id):
+        bypasses = AuditEvent.objects.filter(action="tenancy.bypass")
+        reasons = set(bypasses.values_list("actor_label", "details__reason"))
+        assert ("root@install.test", "admin: memberships of a workspace") in reasons
