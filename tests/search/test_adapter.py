@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from agents.tools import call_tool
 from documents.embeddings import embedding_model_name
-from documents.models import Chunk
+from documents.models import Chunk, Document
 from search.learning import FitOptions, FitResult, JudgedQuery, fit_adapter
 from search.learning._fit import split_held_out
 from search.models import SearchAdapter
@@ -128,12 +128,20 @@ def test_rank_chunks_searches_with_the_adapted_query_vector(room: Room, settings
     _load(room)
     settings.LEXROOM_VECTOR_MIN_SIMILARITY = -1.0
 
+    with workspace_scope(room.workspace):
+        # Named documents: the exact scan, so the answer cannot depend on what earlier tests
+        # left dead in the shared HNSW index (an index scan gives up after
+        # hnsw.max_scan_tuples; CI once saw it return nothing here).
+        documents = list(
+            Document.objects.filter(workspace=room.workspace).values_list("id", flat=True)
+        )
+
     def similarities() -> dict[int, float]:
         with workspace_scope(room.workspace):
             hits = rank_chunks(
                 workspace_id=room.workspace.pk,
                 query="loyer annuel",
-                document_ids=None,
+                document_ids=documents,
                 arms=("vector",),
                 use_rerank=False,
             )
