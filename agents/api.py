@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.utils.translation import gettext
-from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -15,7 +14,7 @@ from rest_framework.response import Response
 from agents.tools import ToolError, call_tool, tool_definitions
 from agents.tools.registry import REGISTRY, _load
 from workspaces.authentication import request_token
-from workspaces.drf import ScopedAPIView
+from workspaces.drf import ScopedAPIView, ScopedSchema
 from workspaces.models import User
 
 ERROR_STATUS = {
@@ -42,11 +41,14 @@ class ToolListApi(ScopedAPIView):
         return Response(tool_definitions())
 
 
-class ToolCallSchema(AutoSchema):
+class ToolCallSchema(ScopedSchema):
     """The OpenAPI of POST /api/tools/{name}: the body is the tool's arguments (its
-    inputSchema), a 200 is its output model (its outputSchema, the same as over MCP).
+    inputSchema), a 200 is its output model (its outputSchema, the same as over MCP); the
+    refusals of ``ERROR_STATUS`` besides the scoped views' own.
 
     Built when the schema is generated, not at import, from the registry's definitions."""
+
+    extra_refusals = (status.HTTP_429_TOO_MANY_REQUESTS, status.HTTP_503_SERVICE_UNAVAILABLE)
 
     def get_request_serializer(self) -> Any:
         return {"application/json": self._one_of("inputSchema")}

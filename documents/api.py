@@ -166,8 +166,23 @@ class DocumentUploadApi(ScopedAPIView):
 
 
 class BatchStatusApi(ScopedAPIView):
+    @extend_schema_serializer(component_name="BatchStatus")
+    class OutputSerializer(serializers.Serializer[Any]):
+        batch_id = serializers.IntegerField()
+        documents = serializers.IntegerField(help_text="Documents the batch stored.")
+        statuses = serializers.DictField(
+            child=serializers.IntegerField(), help_text="Documents per status."
+        )
+        done = serializers.BooleanField(help_text="Every document in a final status.")
+        refused = serializers.ListField(
+            child=serializers.DictField(child=serializers.CharField()),
+            help_text="Files refused before storage: file, code, error.",
+        )
+
     @extend_schema(
-        responses=OpenApiResponse(description="Statuses of the batch's documents and refusals.")
+        responses=OpenApiResponse(
+            OutputSerializer, description="Statuses of the batch's documents and refusals."
+        )
     )
     def get(self, request: Request, slug: str, batch_id: int) -> Response:
         workspace = _workspace(request, slug)
