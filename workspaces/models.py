@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
 from django.contrib.postgres.fields import ArrayField
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -178,6 +179,17 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.workspace} · {self.role}"
+
+    def clean(self) -> None:
+        """A member is of the workspace's firm (the admin's forms; services check it too)."""
+        super().clean()
+        try:
+            user, workspace = self.user, self.workspace
+        except ObjectDoesNotExist:
+            return  # the missing field says so itself
+        if user.firm_id != workspace.firm_id:
+            message = _("%(email)s is not a member of the workspace's firm.")
+            raise ValidationError({"user": message % {"email": user.email}})
 
 
 class AuditEvent(models.Model):

@@ -202,10 +202,11 @@ def _workspaces_of(user: User, slug: str | None) -> list[int]:
         if slug is not None:
             workspaces = workspaces.filter(slug=slug)
         return list(workspaces.values_list("id", flat=True))
-    memberships = Membership.objects.filter(user=user)
+    # The user's firm's workspaces only, whatever a membership says (the probe scope shows
+    # no other firm's anyway).
+    memberships = Membership.objects.filter(user=user, workspace__firm_id=user.firm_id)
     if slug is not None:
-        # The join reads the workspace's slug (the probe scope shows the firm's workspaces).
-        memberships = memberships.filter(workspace__slug=slug, workspace__firm_id=user.firm_id)
+        memberships = memberships.filter(workspace__slug=slug)
     return list(memberships.values_list("workspace_id", flat=True))
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from django.db import ProgrammingError, connection, transaction
+from django.utils import translation
 
 from tests.conftest import Room, login
 from tests.factories import FirmFactory, UserFactory
-from workspaces.models import AuditEvent, Firm, Workspace
+from workspaces.models import AuditEvent, Firm, Membership, Workspace
 from workspaces.tenancy import ScopeWidening, firm_scope, tenant_scope, user_scope
 
 pytestmark = pytest.mark.django_db
@@ -139,3 +140,32 @@ def test_a_superuser_adds_a_workspace_with_members_to_another_firm(room: Room):
         bypasses = AuditEvent.objects.filter(action="tenancy.bypass")
         reasons = set(bypasses.values_list("actor_label", "details__reason"))
         assert ("root@install.test", "admin: memberships of a workspace") in reasons
+
+
+def test_a_member_must_be_of_the_workspaces_firm(room: Room):
+    root = UserFactory(firm=room.firm, email="root@install.test", is_superuser=True)
+    data = {
+        "slug": "deal-delta",
+        "title": "Deal Delta",
+        "firm": room.foreign_workspace.firm_id,
+        "memberships-TOTAL_FORMS": 1,
+        "memberships-INITIAL_FORMS": 0,
+        "memberships-MIN_NUM_FORMS": 0,
+        "memberships-MAX_NUM_FORMS": 1000,
+        "memberships-0-user": room.owner.pk,  # of Cabinet Alpha, not Beta
+        "memberships-0-role": "owner",
+    }
+    with translation.override("en"):
+        response = login(root).post("/admin/workspaces/workspace/add/", data)
+    assert response.status_code == 200
+    assert b"owner@alpha.test is not a member of the workspace&#x27;s firm." in response.content
+    assert not Workspace.objects.filter(slug="deal-delta").exists()
+
+
+def test_a_membership_across_firms_opens_nothing(room: Room):
+    # Written past every check (raw, in the other workspace's scope): the scope ignores it.
+    with tenant_scope(workspace_ids=[room.foreign_workspace.pk]):
+        Membership.objects.create(workspace=room.foreign_workspace, user=room.viewer, role="owner")
+    with user_scope(room.viewer) as ids:
+        assert ids == (room.workspace.pk,)
+        assert not Workspace.objects.filter(pk=room.foreign_workspace.pk).exists()
