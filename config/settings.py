@@ -160,8 +160,9 @@ if DATABASE_REPLICA_URL:
     _replica["OPTIONS"] = {"connect_timeout": 2, **_replica["OPTIONS"]}  # type: ignore[dict-item]
     DATABASES["replica"] = _replica
 DATABASE_ROUTERS = ["search.replica.SearchReplicaRouter"]
-# A replica further behind than this (replay lag, seconds) is skipped: search reads the primary.
-LEXROOM_REPLICA_MAX_LAG_SECONDS = env_int("LEXROOM_REPLICA_MAX_LAG_SECONDS", 30, minimum=0)
+# How long a search waits for the replica to replay what the primary had flushed when it began
+# (else it reads the primary): a search always sees the writes committed before it.
+LEXROOM_REPLICA_WAIT_MS = env_int("LEXROOM_REPLICA_WAIT_MS", 200, minimum=0)
 # After the replica failed to answer, searches read the primary this long before trying again.
 LEXROOM_REPLICA_RETRY_SECONDS = env_int("LEXROOM_REPLICA_RETRY_SECONDS", 30, minimum=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

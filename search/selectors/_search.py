@@ -13,7 +13,7 @@ from search.filters import SearchFilters, validate_against
 from search.paging import Page, clean_query
 from search.ranking import ChunkHit, rank_chunks
 from search.records import contract_fields, excerpt
-from search.replica import replica_reads
+from search.replica import ReplicaFailed, replica_reads
 from search.results import ClauseTypeTag, RelevantArticle, SearchHit, SearchResults
 from search.selectors._common import searchable_documents
 from search.selectors._explain import matched_filters
@@ -47,8 +47,11 @@ def search_data_room(
     silently. Raises :class:`~search.errors.InvalidSearchArguments` naming the allowed values.
     Reads a hot-standby replica when one is configured (:mod:`search.replica`).
     """
-    with replica_reads():
-        return _search(workspace, query, filters, page)
+    try:
+        with replica_reads():
+            return _search(workspace, query, filters, page)
+    except ReplicaFailed:
+        return _search(workspace, query, filters, page)  # on the primary: a read, run again
 
 
 def _search(

@@ -94,8 +94,7 @@ def _search(user: User, workspace: Workspace, query: str) -> dict[str, Any]:
     chunk_reads = [q["sql"] for q in on_primary.captured_queries if "documents_chunk" in q["sql"]]
     return {
         "refs": sorted(hit["contract_id"] for hit in result.content["results"]),
-        # The lag probe runs outside the search's transaction: count only what follows it.
-        "replica_queries": sum("pg_last_wal" not in q["sql"] for q in replica.queries_log),
+        "replica_chunk_reads": sum("documents_chunk" in q["sql"] for q in replica.queries_log),
         "primary_chunk_reads": len(chunk_reads),
     }
 
@@ -130,7 +129,27 @@ def main(step: str) -> dict[str, Any]:
         _replay("resume")
     _caught_up()
     report["after_resume"] = _search(user, workspace, "quokka")
+    killed: list[int] = []
+    with connections["replica"].execute_wrapper(_terminate_on_chunk_read(killed)):
+        report["replica_killed_midway"] = _search(user, workspace, "quokka")
+    report["replica_killed_midway"]["killed"] = len(killed)
+    report["right_after"] = _search(user, workspace, "quokka")  # left alone for a while
     return report
+
+
+def _terminate_on_chunk_read(killed: list[int]) -> Any:
+    """An execute wrapper that has the replica's backend terminated (a real failure, from
+    the server) just before the search's first chunk read there."""
+
+    def wrapper(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if "documents_chunk" in sql and not killed:
+            pid = context["connection"].connection.info.backend_pid
+            with psycopg.connect(os.environ["PROBE_ADMIN_REPLICA"], autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+            killed.append(pid)
+        return execute(sql, params, many, context)
+
+    return wrapper
 
 
 if __name__ == "__main__":

@@ -30,11 +30,11 @@ APP_PASSWORD = "replica-check"
 def test_without_a_replica_search_reads_the_primary():
     router = SearchReplicaRouter()
     assert "replica" not in settings.DATABASES
-    assert router.db_for_read(Workspace) is None
+    assert router.db_for_read(Workspace) == router.db_for_write(Workspace) == "default"
     with replica_reads() as alias:
         assert alias == "default"
         assert read_connection() is connections["default"]
-        assert router.db_for_read(Workspace) is None
+        assert router.db_for_read(Workspace) == "default"
     assert router.allow_migrate("replica", "documents") is False
 
 
@@ -128,10 +128,10 @@ def _env(cluster: Cluster, *, replica: bool = True) -> dict[str, str]:
     return env
 
 
-def _probe(cluster: Cluster, step: str) -> dict[str, object]:
+def _probe(cluster: Cluster, step: str, **env: str) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-m", "tests.search.replica_probe", step],
-        cwd=ROOT, env=_env(cluster), capture_output=True, text=True, timeout=300,
+        cwd=ROOT, env={**_env(cluster), **env}, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     report: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -144,9 +144,9 @@ def test_search_reads_the_standby_in_the_callers_scope(cluster: Cluster):
     assert report["in_recovery"] is True
     found = report["found"]
     # The replica answered the search; the primary read no chunk for it.
-    assert found == {"refs": ["zep-1"], "replica_queries": found["replica_queries"],
+    assert found == {"refs": ["zep-1"], "replica_chunk_reads": found["replica_chunk_reads"],
                      "primary_chunk_reads": 0}  # fmt: skip
-    assert found["replica_queries"] > 0
+    assert found["replica_chunk_reads"] > 0
     # The scope was mirrored on the standby: the owner's shows the room's chunks, another
     # firm's user's none, and a query there outside any scope sees no chunk.
     seen = report["chunks_seen_on_replica"]
@@ -154,14 +154,35 @@ def test_search_reads_the_standby_in_the_callers_scope(cluster: Cluster):
     assert seen["owner"][1] > 0 and seen["other_firm"][1] == 0
     assert report["unscoped_chunks"] == 0
     # With replay paused, a document just stored on the primary is not on the standby yet:
-    # proof the search read the standby. Once replayed, it is found.
-    assert report["while_paused"]["refs"] == []
+    # the search waits a moment, then reads the primary (it sees every committed write).
+    paused = report["while_paused"]
+    assert paused["refs"] == ["quo-1"] and paused["replica_chunk_reads"] == 0
+    assert paused["primary_chunk_reads"] > 0
+    # Replayed, the standby answers again.
     assert report["after_resume"]["refs"] == ["quo-1"]
+    assert report["after_resume"]["replica_chunk_reads"] > 0
     assert report["after_resume"]["primary_chunk_reads"] == 0
+    # The standby's backend terminated in the middle of a search: it is run again on the
+    # primary, and the next search leaves the replica alone.
+    killed = report["replica_killed_midway"]
+    assert killed["killed"] == 1 and killed["refs"] == ["quo-1"]
+    assert killed["primary_chunk_reads"] > 0
+    assert report["right_after"]["refs"] == ["quo-1"]
+    assert report["right_after"]["replica_chunk_reads"] == 0
+
+    # A "replica" that is not a standby (the primary's own URL, say after a failover) is
+    # not used: the search reads the primary.
+    primary = cluster.url(cluster.primary_port)
+    not_standby = _probe(cluster, "fallback", DATABASE_REPLICA_URL=primary)["fallback"]
+    assert not_standby["refs"] == ["quo-1"] and not_standby["replica_chunk_reads"] == 0
+    # Nor one reached as a role row-level security does not bind (a superuser).
+    superuser = cluster.url(cluster.replica_port, "postgres")
+    unbound = _probe(cluster, "fallback", DATABASE_REPLICA_URL=superuser)["fallback"]
+    assert unbound["refs"] == ["quo-1"] and unbound["replica_chunk_reads"] == 0
 
     # The standby goes away: search still answers, from the primary.
     cluster.ctl("standby", "stop")
     fallback = _probe(cluster, "fallback")["fallback"]
-    assert fallback == {"refs": ["quo-1"], "replica_queries": 0,
+    assert fallback == {"refs": ["quo-1"], "replica_chunk_reads": 0,
                         "primary_chunk_reads": fallback["primary_chunk_reads"]}  # fmt: skip
     assert fallback["primary_chunk_reads"] > 0
