@@ -17,6 +17,7 @@ from typing import Any
 import requests
 import uvicorn
 from django.conf import settings
+from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 from django_q.models import OrmQ
@@ -93,6 +94,7 @@ def live_world(suffix: str) -> Iterator[LiveWorld]:
             workspace_purge_throwaway(workspace=workspace)
 
 
+@transaction.atomic  # all or nothing: made before the block that removes them
 def _people(suffix: str) -> tuple[dict[str, User], list[Workspace]]:
     """Owner, editor, viewer, an outsider and a firm admin in one firm, a foreigner in
     another; the room, a second room of the owner's and the foreigner's own."""

@@ -64,6 +64,7 @@ class OpenApiFuzzReport:
     statuses: dict[str, Counter[str]] = field(default_factory=dict)
     by_operation: dict[str, Counter[str]] = field(default_factory=dict)
     dependency_offline: int = 0
+    naming_the_room: int = 0  # requests the stranger rule applies to
     # Kinds of case that do not exist for an operation (negative data for one without input).
     unsatisfiable: set[str] = field(default_factory=set)
     failures: dict[tuple[str, str, str, str], dict[str, Any]] = field(default_factory=dict)
@@ -88,6 +89,7 @@ class OpenApiFuzzReport:
             "statuses_by_credential": _sorted(self.statuses),
             "statuses_by_operation": _sorted(self.by_operation),
             "dependency_offline_503": self.dependency_offline,
+            "requests_naming_the_room": self.naming_the_room,
             "no_such_cases": sorted(self.unsatisfiable),
             "checks": [*CHECKS, "dead_credential_refused", "stranger_refused"],
             "checks_not_run": NOT_RUN,
@@ -116,6 +118,7 @@ def collect(
     report.requests += 1
     report.statuses.setdefault(credential.kind, Counter())[status] += 1
     report.by_operation.setdefault(label, Counter())[status] += 1
+    report.naming_the_room += pinned
     for name, why in _access_failures(credential.kind, response.status_code, pinned=pinned):
         report.fail(operation=label, credential=credential.kind, check=name, status=status,
                     why=why)  # fmt: skip
@@ -186,7 +189,8 @@ def fuzz_openapi(
             report.operations.append(operation.label)
             for bucket in _buckets(operation, pins, examples):
                 for credential in credentials:
-                    call = _caller(report, session, credential, base_url, pinned=bucket.pinned)
+                    call = _caller(report, session, credential, base_url,
+                                   pinned=bucket.pinned, room=pins.get("slug", ""))  # fmt: skip
                     _run(report, f"{operation.label} ({bucket.name})", credential, bucket, call)
     report.seconds = time.perf_counter() - started
     return report
@@ -212,9 +216,29 @@ def _buckets(operation: Any, pins: dict[str, str], examples: int) -> list[_Bucke
     if pinned:
         strategy = operation.as_strategy(GenerationMode.POSITIVE, path_parameters=pinned)
         kinds.insert(0, ("valid, in the room", strategy, "slug" in pinned))
+    elif operation.path.startswith("/api/tools/") and "slug" in pins:
+        # The tool names its workspace in the body: the room's, wherever an argument has it.
+        room = pins["slug"]
+        strategy = operation.as_strategy(GenerationMode.POSITIVE).map(
+            lambda case: _in_body(case, room)
+        )
+        kinds.insert(0, ("valid, in the room", strategy, True))
     share, rest = divmod(examples, len(kinds))
     buckets = [_Bucket(*kind, share + (i < rest)) for i, kind in enumerate(kinds)]
     return [bucket for bucket in buckets if bucket.count > 0]
+
+
+def _in_body(case: Case[Any], room: str) -> Case[Any]:
+    if isinstance(case.body, dict) and "workspace" in case.body:
+        case.body["workspace"] = room
+    return case
+
+
+def names_room(case: Case[Any], room: str) -> bool:
+    """Whether the request names the fuzz room: its path's slug, or a tool's workspace."""
+    if (case.path_parameters or {}).get("slug") == room:
+        return True
+    return isinstance(case.body, dict) and case.body.get("workspace") == room
 
 
 def _caller(
@@ -224,6 +248,7 @@ def _caller(
     base_url: str,
     *,
     pinned: bool,
+    room: str,
 ) -> Callable[[Case[Any]], None]:
     def call(case: Case[Any]) -> None:
         try:
@@ -237,7 +262,7 @@ def _caller(
         finally:
             # The credential is the kind's alone: no cookie set by an answer is sent again.
             session.cookies.clear()
-        collect(report, case, response, credential, pinned=pinned)
+        collect(report, case, response, credential, pinned=pinned and names_room(case, room))
 
     return call
 
@@ -252,6 +277,9 @@ def _run(
     try:
         _examples(bucket.strategy, bucket.count)(call)
     except Unsatisfiable:
+        if bucket.pinned:  # the stranger rule would silently check nothing
+            report.fail(operation=label, credential=credential.kind, check="pinned_cases",
+                        status="-", why="no case naming the room could be generated")  # fmt: skip
         report.unsatisfiable.add(label)
     except Exception as exc:  # a schema schemathesis cannot generate for, a check that broke
         report.fail(operation=label, credential=credential.kind, check="exception",

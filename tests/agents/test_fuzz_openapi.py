@@ -58,6 +58,8 @@ def test_a_short_openapi_fuzz_covers_every_operation_as_every_credential_and_fin
     for member in ("owner", "editor", "viewer", "firm_admin", "token_rw", "token_ro"):
         assert any(code.startswith("2") for code in statuses[member]), (member, statuses[member])
     assert "403" in statuses["token_ro"]  # it may not upload
+    # The stranger rule had requests to apply to: the room named in paths and tool bodies.
+    assert openapi["requests_naming_the_room"] > 0
 
 
 def test_the_openapi_fuzz_is_skipped_with_zero():
@@ -184,3 +186,23 @@ def test_a_tool_whose_site_is_down_is_counted_apart_not_failed():
 def test_the_full_openapi_fuzz():
     openapi = _fuzz(100)["openapi"]
     assert openapi["failures_total"] == 0 and openapi["requests"] >= 3_000
+
+
+def test_a_tool_call_naming_the_room_in_its_body_is_checked_for_strangers():
+    from agents.fuzz._openapi import names_room
+
+    schema = schemathesis.openapi.from_dict(SPEC)
+    tool = schema["/api/tools/{name}"]["POST"]
+    assert names_room(
+        tool.Case(
+            path_parameters={"name": "t"}, body={"workspace": "room"}, media_type="application/json"
+        ),
+        "room",
+    )
+    assert not names_room(
+        tool.Case(path_parameters={"name": "t"}, body={"x": 1}, media_type="application/json"),
+        "room",
+    )
+    thing = schema["/api/things/{slug}/"]["GET"]
+    assert names_room(thing.Case(path_parameters={"slug": "room"}), "room")
+    assert not names_room(thing.Case(path_parameters={"slug": "b"}), "room")
