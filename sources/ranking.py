@@ -24,7 +24,13 @@ from documents.normalize import fold_accents
 from search.ranking import ArmRow, embed_query, fuse
 from sources.models import ArticleVersion, LegalCode
 from sources.numbers import normalise_article_number
-from sources.selectors import versions_in_force
+from sources.selectors import (
+    as_of_check,
+    codes_all,
+    codes_get,
+    snapshot_warning,
+    versions_in_force,
+)
 
 logger = logging.getLogger(__name__)
 MODES = ("hybrid", "fts", "vector")
@@ -245,3 +251,24 @@ def search_articles(
         for hit in fused
         if hit.chunk_id in rows
     ]
+
+
+@dataclass(frozen=True)
+class CodesSearch:
+    codes: list[LegalCode]  # the codes searched
+    hits: list[LegalHit]
+    warnings: list[str]  # said with every answer on a date the imported texts may not know
+
+
+def codes_search(
+    *, query: str, as_of: dt.date, names: Sequence[str] | None, limit: int
+) -> CodesSearch:
+    """The codes ``names`` names (every code when none; each named one checked for the
+    date), their articles in force on ``as_of`` ranked for ``query``: what the codes page
+    and the ``search_legal_codes`` tool answer. Raises :class:`~sources.selectors.SourceError`."""
+    codes = codes_get(names) if names else list(codes_all())
+    for code in codes if names else []:
+        as_of_check(code, as_of)
+    hits = search_articles(query=query, as_of=as_of, codes=codes, limit=limit)
+    warnings = [w for w in (snapshot_warning(code, as_of) for code in codes) if w]
+    return CodesSearch(codes, hits, warnings)

@@ -20,13 +20,12 @@ from django.views.decorators.http import require_GET, require_POST
 from sources import caselaw
 from sources.caselaw._save import decision_save
 from sources.payloads import article_view, code_entry, excerpt
-from sources.ranking import search_articles
+from sources.ranking import codes_search
 from sources.selectors import (
     ArticleNotFound,
     CodeNotFound,
     SourceError,
     article_get,
-    as_of_check,
     code_get,
     codes_all,
     snapshot_warning,
@@ -66,18 +65,17 @@ def codes_page(request: HttpRequest) -> HttpResponse:
     warnings: list[str] = []
     if query and codes:
         try:
-            chosen = [code_get(wanted)] if wanted else codes
-            for code in chosen if wanted else []:
-                as_of_check(code, as_of)
+            found = codes_search(
+                query=query, as_of=as_of, names=[wanted] if wanted else None, limit=RESULTS
+            )
         except SourceError as exc:
             errors.append(exc.message)
         else:
-            hits = search_articles(query=query, as_of=as_of, codes=chosen, limit=RESULTS)
             results = [
                 {"version": hit.version, "excerpt": excerpt(hit.version.text, query)}
-                for hit in hits
+                for hit in found.hits
             ]
-            warnings = [w for w in (snapshot_warning(c, as_of) for c in chosen) if w]
+            warnings = found.warnings
     context = {
         "page": "codes",
         "codes": [code_entry(code) for code in codes],

@@ -14,14 +14,12 @@ from agents.tools.errors import ToolError
 from agents.tools.registry import Tool, ToolContext, register
 from sources.models import LegalCode
 from sources.payloads import article_ref, article_view, excerpt
-from sources.ranking import MAX_LIMIT, search_articles
+from sources.ranking import MAX_LIMIT, codes_search
 from sources.references import MAX_DEPTH, renvoi_graph
 from sources.selectors import (
     SourceError,
     article_get,
-    as_of_check,
     code_get,
-    codes_all,
     snapshot_warning,
     today_paris,
 )
@@ -128,10 +126,6 @@ def _error(exc: SourceError) -> ToolError:
     return ToolError(exc.kind, exc.message, dict(exc.details))
 
 
-def _codes(names: list[str] | None) -> list[LegalCode]:
-    return [code_get(name) for name in names] if names else list(codes_all())
-
-
 def _warnings(codes: list[LegalCode], as_of: dt.date) -> list[str]:
     return [w for w in (snapshot_warning(code, as_of) for code in codes) if w]
 
@@ -139,25 +133,24 @@ def _warnings(codes: list[LegalCode], as_of: dt.date) -> list[str]:
 def _search(context: ToolContext, arguments: SearchCodesInput) -> dict[str, Any]:
     as_of = arguments.as_of or today_paris()
     try:
-        codes = _codes(arguments.codes)
-        for code in codes if arguments.codes else []:
-            as_of_check(code, as_of)
+        found = codes_search(
+            query=arguments.query, as_of=as_of, names=arguments.codes, limit=arguments.limit
+        )
     except SourceError as exc:
         raise _error(exc) from None
-    hits = search_articles(query=arguments.query, as_of=as_of, codes=codes, limit=arguments.limit)
     results = [
         {
             **article_ref(hit.version, as_of),
             "excerpt": excerpt(hit.version.text, arguments.query),
             "score": round(hit.score, 5),
         }
-        for hit in hits
+        for hit in found.hits
     ]
     return SearchCodesResult(
         as_of=as_of.isoformat(),
-        codes_searched=[code.slug for code in codes],
+        codes_searched=[code.slug for code in found.codes],
         results=[ArticleHit.model_validate(r) for r in results],
-        warnings=_warnings(codes, as_of),
+        warnings=found.warnings,
     ).model_dump(mode="json")
 
 
