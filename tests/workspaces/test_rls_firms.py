@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from django.db import ProgrammingError, connection, transaction
-from django.utils import translation
 
 from tests.conftest import Room, login
 from tests.factories import FirmFactory, UserFactory
@@ -143,7 +142,7 @@ def test_a_superuser_adds_a_workspace_with_members_to_another_firm(room: Room):
 
 
 def test_a_member_must_be_of_the_workspaces_firm(room: Room):
-    root = UserFactory(firm=room.firm, email="root@install.test", is_superuser=True)
+    root = UserFactory(firm=room.firm, email="root@install.test", is_superuser=True, language="en")
     data = {
         "slug": "deal-delta",
         "title": "Deal Delta",
@@ -155,8 +154,7 @@ def test_a_member_must_be_of_the_workspaces_firm(room: Room):
         "memberships-0-user": room.owner.pk,  # of Cabinet Alpha, not Beta
         "memberships-0-role": "owner",
     }
-    with translation.override("en"):
-        response = login(root).post("/admin/workspaces/workspace/add/", data)
+    response = login(root).post("/admin/workspaces/workspace/add/", data)  # in English
     assert response.status_code == 200
     assert b"owner@alpha.test is not a member of the workspace&#x27;s firm." in response.content
     assert not Workspace.objects.filter(slug="deal-delta").exists()
