@@ -127,7 +127,15 @@ def _wait_ready(base_url: str, server: subprocess.Popen[bytes], log_path: Path) 
 def _start_server(port: int, workers: int, log_path: Path) -> subprocess.Popen[bytes]:
     # Rate limiter off: we measure the server, not the limiter. Server-Timing on: the
     # overhead per call comes from the server's own clock.
-    env = {**os.environ, "LEXROOM_TOOL_RATE_PER_MINUTE": "0", "LEXROOM_SERVER_TIMING": "1"}
+    # The server answers on 127.0.0.1: allowed whatever ALLOWED_HOSTS the install has (a
+    # production one names only its domain, and /mcp would answer 421).
+    hosts = ",".join(dict.fromkeys([*settings.ALLOWED_HOSTS, "127.0.0.1"]))
+    env = {
+        **os.environ,
+        "LEXROOM_TOOL_RATE_PER_MINUTE": "0",
+        "LEXROOM_SERVER_TIMING": "1",
+        "ALLOWED_HOSTS": hosts,
+    }
     with log_path.open("wb") as log:
         return subprocess.Popen(  # noqa: S603 - fixed argv, loopback only
             [
