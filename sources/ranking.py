@@ -28,7 +28,7 @@ from sources.selectors import (
     as_of_check,
     codes_all,
     codes_get,
-    snapshot_warning,
+    snapshot_warnings,
     versions_in_force,
 )
 
@@ -270,5 +270,4 @@ def codes_search(
     for code in codes if names else []:
         as_of_check(code, as_of)
     hits = search_articles(query=query, as_of=as_of, codes=codes, limit=limit)
-    warnings = [w for w in (snapshot_warning(code, as_of) for code in codes) if w]
-    return CodesSearch(codes, hits, warnings)
+    return CodesSearch(codes, hits, snapshot_warnings(codes, as_of))

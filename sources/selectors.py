@@ -135,6 +135,11 @@ def snapshot_warning(code: LegalCode, as_of: dt.date) -> str:
     return ""
 
 
+def snapshot_warnings(codes: Iterable[LegalCode], as_of: dt.date) -> list[str]:
+    """:func:`snapshot_warning` of each code that has one."""
+    return [w for w in (snapshot_warning(code, as_of) for code in codes) if w]
+
+
 def article_get(
     *, code: LegalCode, number: str, as_of: dt.date, include_repealed: bool = False
 ) -> ArticleVersion:

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.tools.errors import ToolError
 from agents.tools.registry import Tool, ToolContext, register
-from sources.models import LegalCode
 from sources.payloads import article_ref, article_view, excerpt
 from sources.ranking import MAX_LIMIT, codes_search
 from sources.references import MAX_DEPTH, renvoi_graph
@@ -20,7 +19,7 @@ from sources.selectors import (
     SourceError,
     article_get,
     code_get,
-    snapshot_warning,
+    snapshot_warnings,
     today_paris,
 )
 
@@ -126,10 +125,6 @@ def _error(exc: SourceError) -> ToolError:
     return ToolError(exc.kind, exc.message, dict(exc.details))
 
 
-def _warnings(codes: list[LegalCode], as_of: dt.date) -> list[str]:
-    return [w for w in (snapshot_warning(code, as_of) for code in codes) if w]
-
-
 def _search(context: ToolContext, arguments: SearchCodesInput) -> dict[str, Any]:
     as_of = arguments.as_of or today_paris()
     try:
@@ -169,7 +164,7 @@ def _get_article(context: ToolContext, arguments: ArticleInput) -> dict[str, Any
     return ArticleResult(
         as_of=as_of.isoformat(),
         article=article_view(version, as_of),
-        warnings=_warnings([code], as_of),
+        warnings=snapshot_warnings([code], as_of),
     ).model_dump(mode="json")
 
 
@@ -208,7 +203,7 @@ def _follow(context: ToolContext, arguments: FollowInput) -> dict[str, Any]:
         edges=edges,
         unresolved=unresolved,
         truncated=graph.truncated,
-        warnings=_warnings([code], as_of),
+        warnings=snapshot_warnings([code], as_of),
     ).model_dump(mode="json")
 
 
