@@ -9,7 +9,6 @@ audited with the fields' values, never a password hash.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, cast
@@ -29,7 +28,7 @@ from django.utils.translation import ngettext
 from workspaces.audit import audit_record_scoped
 from workspaces.models import AuditEvent, Firm, Membership, PersonalToken, User, Workspace
 from workspaces.selectors import token_with_workspace_slugs
-from workspaces.tenancy import current_scope, current_workspace_ids, tenant_bypass, tenant_scope
+from workspaces.tenancy import current_workspace_ids, scope_in_firm
 from workspaces.tokens import token_revoke
 
 # Named in the audit when they change, their values never.
@@ -313,20 +312,13 @@ class WorkspaceAdmin(AuditedAdmin):
         # A workspace added on this page is not in the scope the request opened with (RLS
         # would refuse its memberships): widen the scope by it for the inline's rows.
         workspace: Workspace = form.instance
-        scope: AbstractContextManager[object]
-        outer = current_scope()
-        if outer is not None and outer.firm_id not in (None, workspace.firm_id):
-            # An install superuser's workspace in another firm: scopes never cross firms,
-            # except through the bypass, which leaves its own audit row.
-            label = str(getattr(request.user, "email", ""))
-            reason = "admin: memberships of a workspace"
-            scope = tenant_bypass(firm=workspace.firm, reason=reason, actor_label=label)
-        else:
-            scope = tenant_scope(
-                workspace_ids=(*current_workspace_ids(), workspace.pk),
-                user_id=request.user.pk,
-                firm_id=workspace.firm_id,
-            )
+        scope = scope_in_firm(
+            firm=workspace.firm,
+            workspace_ids=(*current_workspace_ids(), workspace.pk),
+            user_id=request.user.pk,
+            reason="admin: memberships of a workspace",
+            actor_label=str(getattr(request.user, "email", "")),
+        )
         with scope:
             super().save_related(request, form, formsets, change)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from typing import Any
 
 from workspaces.models import AuditEvent, Firm, User, Workspace
 from workspaces.services import audit_record
-from workspaces.tenancy import current_scope, tenant_bypass, tenant_scope
+from workspaces.tenancy import scope_in_firm
 
 
 def audit_record_scoped(
@@ -25,16 +24,12 @@ def audit_record_scoped(
     RLS checks writes too: a sign-in has no scope at all, and an install superuser's admin
     scope is their own firm's, so the row for another firm could not be written otherwise.
     """
-    outer = current_scope()
-    scope: AbstractContextManager[object]
-    if outer is not None and outer.firm_id not in (None, firm.pk):
-        # An install superuser's change in another firm: scopes never cross firms, except
-        # through the bypass, which leaves its own audit row.
-        scope = tenant_bypass(
-            firm=firm, reason=f"audit of {action}", actor_label=actor_label or str(actor or "")
-        )
-    else:
-        scope = tenant_scope(workspace_ids=(workspace.pk,) if workspace else (), firm_id=firm.pk)
+    scope = scope_in_firm(
+        firm=firm,
+        workspace_ids=(workspace.pk,) if workspace else (),
+        reason=f"audit of {action}",
+        actor_label=actor_label or str(actor or ""),
+    )
     with scope:
         return audit_record(
             firm=firm,

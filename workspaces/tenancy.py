@@ -289,3 +289,20 @@ def tenant_bypass(*, firm: Firm, reason: str, actor_label: str) -> Iterator[tupl
             details={"reason": reason, "workspace_count": len(ids)},
         )
         yield ids
+
+
+def scope_in_firm(
+    *,
+    firm: Firm,
+    workspace_ids: Iterable[int],
+    user_id: int | None = None,
+    reason: str,
+    actor_label: str,
+) -> AbstractContextManager[object]:
+    """A scope of ``workspace_ids`` in ``firm``, for writes made from outside it (admin
+    pages, sign-in). From another firm's scope (an install superuser's admin pages), where
+    scopes never cross firms, the audited :func:`tenant_bypass` for ``reason``."""
+    outer = _scope.get()
+    if outer is not None and outer.firm_id not in (None, firm.pk):
+        return tenant_bypass(firm=firm, reason=reason, actor_label=actor_label)
+    return tenant_scope(workspace_ids=workspace_ids, user_id=user_id, firm_id=firm.pk)
