@@ -274,7 +274,10 @@ LEXROOM_METADATA_FALLBACK = env_str("LEXROOM_METADATA_FALLBACK", "")
 LEXROOM_ARTICLES_PER_PAGE = env_int("LEXROOM_ARTICLES_PER_PAGE", 50, minimum=1)
 
 # --- Tools (MCP, REST, CLI, agent).
+# Tool calls per minute per user: all of a user's tokens and sessions share one budget.
 LEXROOM_TOOL_RATE_PER_MINUTE = env_int("LEXROOM_TOOL_RATE_PER_MINUTE", 600, minimum=0)
+# Live (not revoked, not expired) personal access tokens one user may hold at once.
+LEXROOM_MAX_TOKENS_PER_USER = env_int("LEXROOM_MAX_TOKENS_PER_USER", 10, minimum=1)
 LEXROOM_MCP_MAX_BODY_BYTES = env_int("LEXROOM_MCP_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 # Adds a Server-Timing header (app, tool durations) to /mcp responses; bench_mcp turns it on.
 LEXROOM_SERVER_TIMING = env_bool("LEXROOM_SERVER_TIMING", default=False)

@@ -8,8 +8,9 @@ import secrets
 from datetime import timedelta
 from typing import cast
 
+from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Model
+from django.db.models import Model, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -37,7 +38,10 @@ def token_create(
     read_only: bool = False,
     actor_label: str = "",
 ) -> tuple[PersonalToken, str]:
-    """Create a token for ``user``; returns it and the plaintext (never stored)."""
+    """Create a token for ``user``; returns it and the plaintext (never stored).
+
+    Refused when the user already holds ``LEXROOM_MAX_TOKENS_PER_USER`` live tokens.
+    """
     if not name.strip():
         raise TenancyError(gettext("A token needs a name (what it is for)."))
     if expires_days is not None and expires_days <= 0:
@@ -46,6 +50,7 @@ def token_create(
         if workspace.firm_id != user.firm_id:
             message = gettext("%(slug)s is not a workspace of %(email)s's firm.")
             raise TenancyError(message % {"slug": workspace.slug, "email": user.email})
+    _check_token_cap(user)
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = PersonalToken.objects.create(
         user=user,
@@ -70,6 +75,26 @@ def token_create(
             },
         )
     return token, raw
+
+
+def token_count_live(*, user: User) -> int:
+    """How many of ``user``'s tokens still authenticate (not revoked, not expired)."""
+    live = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+    return PersonalToken.objects.filter(live, user=user, revoked_at__isnull=True).count()
+
+
+def _check_token_cap(user: User) -> None:
+    # Locking the user's row makes two simultaneous creations count one after the other,
+    # so parallel requests cannot each see room under the cap.
+    list(User.objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True))
+    limit = settings.LEXROOM_MAX_TOKENS_PER_USER
+    if token_count_live(user=user) >= limit:
+        message = gettext(
+            "You already have %(limit)d active tokens, the most one person may hold. Revoke "
+            "one you no longer use (Access tokens page, or manage.py revoke_token --id ID), "
+            "then create the new one."
+        )
+        raise TenancyError(message % {"limit": limit})
 
 
 _LOOKUP_MODELS: tuple[type[Model], ...] = (PersonalToken, User, Firm)

@@ -1,10 +1,11 @@
-"""Tool calls per minute, per token (or per user without one), shared by every process.
+"""Tool calls per minute, per user (every token and session of theirs together), shared by
+every process.
 
 Each accepted call leaves a mark (``ToolCallMark``); one statement counts the key's marks of
 the last sixty seconds and adds this call's when under the limit: a true sliding window in
 Postgres, so web processes, the MCP server and workers share one limit, for one round trip
 per call. No hot counter row is locked (a request's transaction would hold it). Parallel
-calls of one token can each pass the same count: the limit may be overshot by the calls
+calls of one user can each pass the same count: the limit may be overshot by the calls
 made at the very same moment. Marks older than two minutes are deleted now and then.
 """
 

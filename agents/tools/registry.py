@@ -252,7 +252,9 @@ def _call(
     if tool is None:
         message = gettext("Unknown tool %(name)r.") % {"name": name}
         raise ToolError("unknown_tool", message, {"allowed": sorted(REGISTRY)})
-    _rate_limit(f"token:{token.pk}" if token else f"user:{user.pk}")
+    # Per user, not per token: a user may hold several tokens, and a new token must not
+    # bring a new budget; sessions (the agent, pages) draw on the same one.
+    _rate_limit(f"user:{user.pk}")
     parsed = _validate(tool, arguments)
     if token is not None and token.read_only and not tool.read_only:
         message = gettext("%(tool)s changes data; this token is read-only.")
