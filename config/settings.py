@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import django_stubs_ext
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import (
@@ -51,6 +52,11 @@ if env_bool("LEXROOM_BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    # Browsers then refuse plain http to this host for a year (0: no HSTS header). Only
+    # sent on https requests, so a test over http never pins a developer's localhost.
+    SECURE_HSTS_SECONDS = env_int("LEXROOM_HSTS_SECONDS", 31_536_000, minimum=0)
+    # Off by default: other services of the firm's domain may still be on plain http.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("LEXROOM_HSTS_INCLUDE_SUBDOMAINS", default=False)
 
 LEXROOM_DATA_DIR = env_path("LEXROOM_DATA_DIR", BASE_DIR / "var")
 
@@ -75,11 +81,15 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_q",
+    "csp",  # django-csp: its system checks (old-style settings)
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Below WhiteNoise, so static files keep their cache lifetimes and carry no policy.
+    "csp.middleware.CSPMiddleware",
+    "config.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -383,6 +393,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No badge from validator.swagger.io: it would send the schema's address to a third
+    # party, and the CSP refuses its image anyway.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     # The schema and its UI are for signed-in users (session or token), like the API itself.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
@@ -391,6 +404,25 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"  # document titles in URLs never leave the site
+# Content-Security-Policy: scripts and styles from this site only, or inline with the
+# request's nonce (``nonce="{{ request.csp_nonce }}"``); no inline event handlers or style
+# attributes. The admin and the Swagger UI (served from drf-spectacular-sidecar) fit in it.
+# data: images: the Swagger UI's and the admin's CSS draw their icons with them.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 LOGGING = {
     "version": 1,
