@@ -4,7 +4,8 @@
 Fixtures
     ``browser``     the session's chromium (headless), or a skip when it is missing
     ``context``     a fresh browser context per test: 1280x800, clipboard allowed
-    ``page``        a page of that context; ``page.goto("/tokens/")`` is relative to the server
+    ``page``        a page of that context; ``page.goto("/tokens/")`` is relative to the server;
+                    fails the test when the browser refused anything under the CSP
     ``owner_page``  ``page`` signed in as ``room.owner`` through the real login form
 Helpers
     ``log_in(page, email)``     sign in through the login form (and land on the home page)
@@ -94,8 +95,19 @@ def context(browser: Any, live_server: Any) -> Iterator[Any]:
 
 
 @pytest.fixture
-def page(context: Any) -> Any:
-    return context.new_page()
+def page(context: Any) -> Iterator[Any]:
+    browser_page = context.new_page()
+    # Chromium logs each thing the Content-Security-Policy refuses (an inline script or
+    # style, an eval, another origin): any of them on any page fails the test.
+    refused: list[str] = []
+    browser_page.on("console", lambda message: _note_csp_violation(message, refused))
+    yield browser_page
+    assert refused == [], "Content-Security-Policy violations:\n" + "\n".join(refused)
+
+
+def _note_csp_violation(message: Any, refused: list[str]) -> None:
+    if "Content Security Policy" in message.text:
+        refused.append(f"{message.location.get('url', '')}: {message.text}")
 
 
 def log_in(page: Any, email: str, password: str = PASSWORD) -> None:
