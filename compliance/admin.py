@@ -16,12 +16,10 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from compliance.models import Playbook, Rule
-from compliance.playbooks import PlaybookInvalid, dump_playbook, parse_playbook
+from compliance.playbooks import MAX_BYTES, PlaybookInvalid, dump_playbook, parse_playbook
 from compliance.services import playbook_import, playbook_spec
 from workspaces.admin import FirmScopedAdmin
 from workspaces.models import User
-
-MAX_FILE_BYTES = 1_000_000
 
 
 class RuleInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -112,7 +110,9 @@ class PlaybookAdmin(FirmScopedAdmin):
             "problems": problems,
             "opts": self.model._meta,
         }
-        return render(request, "admin/compliance/playbook/import.html", context)
+        # A refused file is the client's to fix: 400, with every problem on the page.
+        status = 400 if problems else 200
+        return render(request, "admin/compliance/playbook/import.html", context, status=status)
 
 
 def _posted_text(request: HttpRequest) -> tuple[str, list[str]]:
@@ -120,10 +120,10 @@ def _posted_text(request: HttpRequest) -> tuple[str, list[str]]:
     upload = request.FILES.get("file")
     if upload is None:
         text = request.POST.get("text", "")
-        if len(text.encode()) > MAX_FILE_BYTES:
+        if len(text.encode()) > MAX_BYTES:
             return "", [gettext("The file is over 1 MB.")]
         return text, []
-    if upload.size is None or upload.size > MAX_FILE_BYTES:
+    if upload.size is None or upload.size > MAX_BYTES:
         return "", [gettext("The file is over 1 MB.")]
     try:
         return upload.read().decode("utf-8"), []

@@ -17,25 +17,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import regex
+from django.conf import settings
 from django.utils.translation import gettext
 
 from compliance.models import RuleKind
+from compliance.patterns import Pattern, PatternRefused, pattern_compile
 from documents.clause_types._taxonomy import CUES
 
 EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
 POSITION_MATCH = 0.80
 UNACCEPTABLE_MATCH = 0.85
-# A playbook's own patterns (regex rules, cues) run under these budgets, in seconds: a pattern
-# that backtracks without end (``(a+)+$``) gives up instead of holding the scan.
-REGEX_SECONDS = 0.25
-CUE_SECONDS = 0.05
+# A cue reads the opening of an article only.
 CUE_CHARS = 200
 
 
 class PatternTooSlow(Exception):
-    """A regex rule's pattern ran past its budget on an article."""
+    """A regex rule's pattern ran past its time on a contract (LEXROOM_PATTERN_SECONDS), or
+    will not run at all (stored before the bounds of ``compliance.patterns``)."""
 
 
 @dataclass
@@ -82,7 +81,7 @@ class Timings:
 class Outcome:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # why a rule was not checked
-    too_slow: list[str] = field(default_factory=list)  # regex rules past their time budget
+    too_slow: list[str] = field(default_factory=list)  # regex rules past their time, or refused
 
 
 def fold(text: str) -> str:
@@ -98,16 +97,11 @@ class CustomType:
     key: str
     centroid: Any  # normalised vector
     threshold: float
-    cue: Any = None  # a compiled ``regex`` pattern
+    cue: Pattern | None = None  # on RE2: linear in the 200 characters it reads
 
     def matches(self, article: Article) -> bool:
-        if self.cue is not None:
-            opening = (article.heading or article.text)[:CUE_CHARS]
-            try:
-                if self.cue.search(opening, timeout=CUE_SECONDS):
-                    return True
-            except TimeoutError:
-                pass  # a cue too slow for this article: the embedding decides
+        if self.cue is not None and self.cue.search((article.heading or article.text)[:CUE_CHARS]):
+            return True
         if article.embedding is None or len(article.embedding) != len(self.centroid):
             return False
         return float(np.dot(self.centroid, article.embedding)) >= self.threshold
@@ -122,12 +116,21 @@ def custom_types(
         vectors = np.asarray(encode(list(entry["examples"])), dtype=np.float32)
         centroid = vectors.mean(axis=0)
         centroid /= float(np.linalg.norm(centroid)) or 1.0
-        cue = regex.compile(entry["cue"], regex.IGNORECASE) if entry.get("cue") else None
+        cue = _cue(entry.get("cue"))
         threshold = entry.get("threshold")
         if threshold is None:
             threshold = learnt_threshold(vectors)
         found[entry["key"]] = CustomType(entry["key"], centroid, float(threshold), cue)
     return found
+
+
+def _cue(raw: Any) -> Pattern | None:
+    if not raw:
+        return None
+    try:
+        return pattern_compile(str(raw), ignore_case=True)
+    except PatternRefused:
+        return None  # a cue stored before the bounds: the embedding decides alone
 
 
 def learnt_threshold(vectors: Any) -> float:
@@ -267,19 +270,26 @@ Encode = Callable[[list[str]], Any]
 
 
 def _terms_found(rule: RuleView, article: Article) -> list[str]:
-    text = fold(article.text)
     if rule.kind == RuleKind.KEYWORD:
+        text = fold(article.text)
         return [t for t in rule.params["terms"] if fold(t) in text]
     try:
-        found = regex.finditer(rule.params["pattern"], article.text, timeout=REGEX_SECONDS)
-        return [m.group(0) for m in itertools.islice(found, 3)]
-    except TimeoutError:
+        pattern = pattern_compile(rule.params["pattern"])
+    except PatternRefused:
         raise PatternTooSlow(rule.key) from None
+    return [m.group(0) for m in itertools.islice(pattern.finditer(article.text), 3)]
 
 
 def _text_rule(rule: RuleView, scope: list[Article]) -> list[Finding]:
     must_appear = rule.params["must"] == "appear"
-    hits = {a.chunk_id: _terms_found(rule, a) for a in scope}
+    # RE2 is linear but cannot be interrupted: the budget is checked between articles, so a
+    # rule costs at most its budget and one article on a contract.
+    budget = time.perf_counter() + settings.LEXROOM_PATTERN_SECONDS
+    hits = {}
+    for article in scope:
+        hits[article.chunk_id] = _terms_found(rule, article)
+        if rule.kind == RuleKind.REGEX and time.perf_counter() > budget:
+            raise PatternTooSlow(rule.key)
     if must_appear:
         if scope and not any(hits.values()):
             what = ", ".join(rule.params.get("terms") or [rule.params.get("pattern", "")])

@@ -241,6 +241,16 @@ Q_CLUSTER = {
 # (a GPU host) takes them; empty: the main queue.
 LEXROOM_EMBED_QUEUE = env_str("LEXROOM_EMBED_QUEUE", "")
 
+# --- Playbooks: a firm admin's file and patterns, bounded first (docs/security/patterns.md).
+LEXROOM_PLAYBOOK_MAX_DEPTH = env_int("LEXROOM_PLAYBOOK_MAX_DEPTH", 20, minimum=4)
+# YAML is read in pure Python (about 20 µs a node): this keeps a file's reading near a second.
+LEXROOM_PLAYBOOK_MAX_NODES = env_int("LEXROOM_PLAYBOOK_MAX_NODES", 50_000, minimum=100)
+LEXROOM_PATTERN_MAX_CHARS = env_int("LEXROOM_PATTERN_MAX_CHARS", 1000, minimum=10)
+# RE2's memory budget for one compiled pattern (its program and its DFA cache).
+LEXROOM_PATTERN_MAX_MEM_MB = env_int("LEXROOM_PATTERN_MAX_MEM_MB", 8, minimum=1)
+# One pattern's matching time on one contract; past it the rule is reported, not run further.
+LEXROOM_PATTERN_SECONDS = env_float("LEXROOM_PATTERN_SECONDS", 1.0)
+
 # --- Documents and embeddings.
 LEXROOM_MAX_UPLOAD_BYTES = env_int("LEXROOM_MAX_UPLOAD_MB", 100, minimum=1) * 1024 * 1024
 # Largest request body of any page or API call (several files of an upload together); MCP has

@@ -45,11 +45,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import regex
 import yaml
+from django.conf import settings
 from django.utils.translation import gettext
 
 from compliance.models import RuleKind, Severity
+from compliance.patterns import PatternRefused, pattern_compile
 from compliance.playbooks._types import parse_clause_types
 from documents.clause_types import KEYS
 
@@ -59,6 +60,7 @@ OPERATORS = ("<=", ">=", "<", ">")
 MUSTS = ("appear", "absent")
 MAX_FALLBACKS = 3
 MAX_RULES = 500
+MAX_BYTES = 1_000_000
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 # Keys a rule may carry besides its kind's own parameters.
 COMMON = ("key", "title", "clause_type", "kind", "severity", "explanation")
@@ -134,25 +136,44 @@ class PlaybookInvalid(ValueError):
         self.problems = problems
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """YAML without aliases: ``*name`` can make a few lines stand for billions of values
-    (a "billion laughs"), which reading the values would expand."""
+class _BoundedLoader(yaml.SafeLoader):
+    """YAML without aliases, and bounded in depth and in nodes while it is read: ``*name`` can
+    make a few lines stand for billions of values (a "billion laughs"), the composer recurses
+    once per level of nesting (thousands of ``[`` end in a RecursionError), and pure-Python
+    reading costs about 20 µs a node. Each bound stops the reading where it is passed."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.depth = 0
+        self.nodes = 0
+        self.max_depth: int = settings.LEXROOM_PLAYBOOK_MAX_DEPTH
+        self.max_nodes: int = settings.LEXROOM_PLAYBOOK_MAX_NODES
+
+    def _refuse(self, problem: str) -> None:
+        mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+        raise yaml.composer.ComposerError(None, None, problem, mark)
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                "aliases (*name) are not accepted",
-                self.peek_event().start_mark,  # type: ignore[no-untyped-call]
+            self._refuse(gettext("aliases (*name) are not accepted"))
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            self._refuse(
+                gettext("more than %(count)d values in the file") % {"count": self.max_nodes}
             )
-        return super().compose_node(parent, index)
+        if self.depth >= self.max_depth:
+            self._refuse(gettext("nested deeper than %(count)d levels") % {"count": self.max_depth})
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 def _lines(text: str) -> dict[int, int]:
     """The line (1-based) where each rule of ``rules`` starts, from the YAML nodes."""
     try:
-        root = yaml.compose(text, Loader=_NoAliasLoader)
+        root = yaml.compose(text, Loader=_BoundedLoader)
     except yaml.YAMLError:
         return {}
     if not isinstance(root, yaml.MappingNode):
@@ -164,8 +185,10 @@ def _lines(text: str) -> dict[int, int]:
 
 
 def _load(text: str) -> Any:
+    if len(text.encode()) > MAX_BYTES:
+        raise PlaybookInvalid([Problem(None, "", gettext("The file is over 1 MB."))])
     try:
-        return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader; JSON is YAML
+        return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader; JSON is YAML
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -281,14 +304,13 @@ def _params_problems(kind: str, params: dict[str, Any]) -> list[str]:  # noqa: C
     if kind == RuleKind.KEYWORD and not (_strings(params.get("terms")) and params["terms"]):
         problems.append(gettext("terms: a list of words or phrases is required"))
     if kind == RuleKind.REGEX:
-        try:
-            regex.compile(str(params.get("pattern") or ""))  # as the scan runs it
-            if not isinstance(params.get("pattern"), str) or not params["pattern"]:
-                problems.append(gettext("pattern is required"))
-        except regex.error as exc:
-            problems.append(
-                gettext("pattern is not a valid regular expression (%(why)s)") % {"why": exc}
-            )
+        if not isinstance(params.get("pattern"), str) or not params["pattern"]:
+            problems.append(gettext("pattern is required"))
+        else:
+            try:
+                pattern_compile(params["pattern"])  # as the scan runs it
+            except PatternRefused as exc:
+                problems.append(gettext("pattern: %(why)s") % {"why": exc})
     if kind == RuleKind.THRESHOLD:
         if params.get("quantity") not in QUANTITIES:
             problems.append(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import regex
 from django.utils.translation import gettext
 
+from compliance.patterns import PatternRefused, pattern_compile
 from documents.clause_types import KEYS
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
@@ -70,10 +70,9 @@ def _problems(entry: dict[str, Any], key: str, seen: set[str]) -> list[str]:
         problems.append(gettext("unknown fields: %(fields)s") % {"fields": ", ".join(unknown)})
     if entry.get("cue"):
         try:
-            regex.compile(str(entry["cue"]))  # as the scan runs it
-        except regex.error as exc:
-            problems.append(gettext("cue is not a valid regular expression (%(why)s)")
-                            % {"why": exc})  # fmt: skip
+            pattern_compile(str(entry["cue"]), ignore_case=True)  # as the scan runs it
+        except PatternRefused as exc:
+            problems.append(gettext("cue: %(why)s") % {"why": exc})
     threshold = entry.get("threshold")
     if threshold is not None and (
         isinstance(threshold, bool) or not isinstance(threshold, int | float)

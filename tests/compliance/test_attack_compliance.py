@@ -30,12 +30,12 @@ def _no_encode(texts: list[str]) -> Any:
     return np.ones((len(texts), 4), dtype=np.float32)
 
 
-def test_a_backtracking_regex_rule_gives_up_and_is_reported_not_hanging_the_scan():
+def test_a_backtracking_regex_rule_runs_in_linear_time_on_re2():
     rule = RuleView("evil", "Evil", "", "regex", {"pattern": EVIL, "must": "absent"})
     began = time.perf_counter()
     outcome = check_contract([rule], [_article(LONG)], encode=_no_encode, ask=None)
-    assert time.perf_counter() - began < 5
-    assert outcome.too_slow == ["evil"] and not outcome.findings
+    assert time.perf_counter() - began < 1
+    assert not outcome.too_slow and not outcome.findings
 
 
 def test_a_backtracking_cue_gives_up():
