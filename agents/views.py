@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -29,6 +30,7 @@ from agents.models import Conversation, Mode, Turn, TurnStatus
 from agents.selectors import (
     conversation_get_for_owner,
     conversation_list_for_user,
+    external_sites_allowed,
     trace_steps,
     turn_get_for_owner,
     turn_report,
@@ -41,9 +43,11 @@ from agents.services import (
     turn_decide,
 )
 from agents.status import llm_status
+from agents.streams import TooManyStreams, stream_slots_take
 from agents.tasks import turn_run_later
 from workspaces.models import User, Workspace
 from workspaces.selectors import workspace_get_for_member
+from workspaces.tenancy import workspace_scope
 
 ACTIVE = (TurnStatus.PENDING, TurnStatus.RUNNING)
 
@@ -71,8 +75,14 @@ def _page(
         "modes": Mode.choices,
         "error": error,
         "refresh": any(turn.status in ACTIVE for turn in turns),
+        "external_sites": _external_sites(workspace),
     }
     return render(request, "agents/chat.html", context, status=status)
+
+
+def _external_sites(workspace: Workspace) -> bool:
+    with workspace_scope(workspace):
+        return external_sites_allowed(workspace=workspace)
 
 
 @login_required
@@ -149,11 +159,20 @@ def chat_turn(request: HttpRequest, slug: str, turn_id: int) -> HttpResponse:
 
 
 @login_required
-def chat_events(request: HttpRequest, slug: str, turn_id: int) -> StreamingHttpResponse:
-    """The turn's events (text/event-stream): live while it runs, replayed once it ran."""
+def chat_events(
+    request: HttpRequest, slug: str, turn_id: int
+) -> HttpResponse | StreamingHttpResponse:
+    """The turn's events (text/event-stream): live while it runs, replayed once it ran.
+    Past the user's or the firm's open streams (``agents.streams``): 429 and Retry-After."""
     user, workspace = _context(request, slug)
     turn = turn_get_for_owner(user=user, workspace=workspace, turn_id=turn_id)
-    stream = events.stream(request, turn=turn, user=user)
+    try:
+        slots = stream_slots_take(user_id=user.pk, firm_id=user.firm_id)
+    except TooManyStreams as exc:
+        refused = HttpResponse(exc.message, status=429, content_type="text/plain; charset=utf-8")
+        refused["Retry-After"] = str(exc.retry_after)
+        return refused
+    stream = events.stream(request, turn=turn, user=user, slots=slots)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
@@ -197,7 +216,10 @@ def chat_trace(request: HttpRequest, slug: str, turn_id: int) -> HttpResponse:
 @require_GET
 @login_required
 def llm_status_page(request: HttpRequest) -> HttpResponse:
-    """Ollama and the embedding models as this server sees them, for any signed-in user: model
-    names and the server's address, nothing of any workspace. Always a 200: a model that is
-    down is what the page is there to say."""
+    """Ollama and the embedding models as this server sees them, for firm admins (those who
+    run the install's models, as in the admin): model names and the server's address without
+    its credentials, nothing of any workspace. Anyone else: 403, and Ollama is not asked.
+    Otherwise always a 200: a model that is down is what the page is there to say."""
+    if not cast(User, request.user).is_staff:
+        raise PermissionDenied
     return render(request, "agents/llm_status.html", {"status": llm_status()})

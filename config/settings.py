@@ -154,6 +154,27 @@ else:
     }
 _database["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0)
 _database["CONN_HEALTH_CHECKS"] = True
+# Connections per process (psycopg_pool): 0, none (one connection per thread at work, closed
+# after each request). Size it so that web processes x this + task workers + the reserve
+# (migrate, the admin's shell, backups) stays under the server's max_connections (100 for the
+# embedded server): docs/security/streams-and-connections.md.
+LEXROOM_DB_POOL_MAX_SIZE = env_int("LEXROOM_DB_POOL_MAX_SIZE", 0, minimum=0)
+LEXROOM_DB_POOL_MIN_SIZE = env_int("LEXROOM_DB_POOL_MIN_SIZE", 2, minimum=0)
+# A request that finds the pool empty this long fails (a 500) rather than queue for ever.
+LEXROOM_DB_POOL_TIMEOUT = env_int("LEXROOM_DB_POOL_TIMEOUT", 10, minimum=1)
+if LEXROOM_DB_POOL_MAX_SIZE:
+    if _database["CONN_MAX_AGE"]:
+        raise ImproperlyConfigured(
+            "LEXROOM_DB_POOL_MAX_SIZE needs DATABASE_CONN_MAX_AGE=0 (the pool keeps them)."
+        )
+    _database["OPTIONS"] = {
+        **_database["OPTIONS"],  # type: ignore[dict-item]
+        "pool": {
+            "min_size": min(LEXROOM_DB_POOL_MIN_SIZE, LEXROOM_DB_POOL_MAX_SIZE),
+            "max_size": LEXROOM_DB_POOL_MAX_SIZE,
+            "timeout": LEXROOM_DB_POOL_TIMEOUT,
+        },
+    }
 _database["TEST"] = {"NAME": env_str("LEXROOM_TEST_DB_NAME", "") or None}
 DATABASES = {"default": _database}
 # Optional hot-standby replica for search reads (search/replica.py): the app role's URL on it.
@@ -356,6 +377,10 @@ LEXROOM_AGENT_MAX_LISTED = env_int("LEXROOM_AGENT_MAX_LISTED", 200, minimum=1)
 LEXROOM_AGENT_QUESTIONS_PER_MINUTE = env_int("LEXROOM_AGENT_QUESTIONS_PER_MINUTE", 10, minimum=0)
 # Questions of one member being answered at once in a workspace (each holds a model).
 LEXROOM_AGENT_CONCURRENT_QUESTIONS = env_int("LEXROOM_AGENT_CONCURRENT_QUESTIONS", 2, minimum=1)
+# Answer streams (server-sent events) open at once, per user and per firm, across the web
+# processes of the machine (agents.streams); past them: 429 with Retry-After.
+LEXROOM_STREAMS_PER_USER = env_int("LEXROOM_STREAMS_PER_USER", 4, minimum=1)
+LEXROOM_STREAMS_PER_FIRM = env_int("LEXROOM_STREAMS_PER_FIRM", 32, minimum=1)
 # Case law (sources.caselaw): the two public sites, read live and cached in Postgres.
 LEXROOM_ARIANEWEB_URL = env_str("LEXROOM_ARIANEWEB_URL", "https://www.conseil-etat.fr")
 LEXROOM_OPENDATA_URL = env_str(
@@ -370,6 +395,9 @@ LEXROOM_CASELAW_BACKOFF_SECONDS = env_float("LEXROOM_CASELAW_BACKOFF_SECONDS", 1
 LEXROOM_CASELAW_SEARCH_TTL = env_int("LEXROOM_CASELAW_SEARCH_TTL", 86_400, minimum=0)
 LEXROOM_CASELAW_DOCUMENT_TTL = env_int("LEXROOM_CASELAW_DOCUMENT_TTL", 30 * 86_400, minimum=0)
 LEXROOM_CASELAW_MAX_BYTES = env_int("LEXROOM_CASELAW_MAX_MB", 20, minimum=1) * 1024 * 1024
+# Requests to one site a firm may have waiting for their turn (firms take turns); past it the
+# caller is told "busy" with a Retry-After.
+LEXROOM_CASELAW_QUEUE_PER_FIRM = env_int("LEXROOM_CASELAW_QUEUE_PER_FIRM", 4, minimum=1)
 # OpenTelemetry spans per turn, model call and tool call go to this OTLP/HTTP endpoint
 # (``pip install -e '.[otel]'``); empty: none.
 OTEL_EXPORTER_OTLP_ENDPOINT = env_str("OTEL_EXPORTER_OTLP_ENDPOINT", "")

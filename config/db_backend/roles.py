@@ -121,7 +121,11 @@ def as_owner(connection: BaseDatabaseWrapper, admin: str) -> Iterator[None]:
     params = psycopg.conninfo.conninfo_to_dict(admin)
     options: dict[str, Any] = dict(connection.settings_dict.get("OPTIONS") or {})
     options["options"] = f"-c role={owner_role()}"
+    # The owner's connection is never pooled: a pool (LEXROOM_DB_POOL_MAX_SIZE) keeps the
+    # credentials it was made with, and must not hand the owner's login to the app later.
+    options.pop("pool", None)
     connection.close()
+    _close_pool(connection)
     connection.settings_dict.update(
         USER=params.get("user", ""),
         PASSWORD=params.get("password", "") or "",
@@ -135,6 +139,12 @@ def as_owner(connection: BaseDatabaseWrapper, admin: str) -> Iterator[None]:
     finally:
         connection.close()
         connection.settings_dict.update(saved)
+
+
+def _close_pool(connection: BaseDatabaseWrapper) -> None:
+    close_pool = getattr(connection, "close_pool", None)  # postgresql backends only
+    if close_pool is not None:
+        close_pool()
 
 
 @contextmanager
