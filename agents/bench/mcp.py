@@ -124,15 +124,20 @@ def _wait_ready(base_url: str, server: subprocess.Popen[bytes], log_path: Path) 
     raise CommandError(f"The server did not answer within {READY_TIMEOUT_S} s.")
 
 
-def _start_server(port: int, workers: int, log_path: Path) -> subprocess.Popen[bytes]:
-    # Rate limiter off: we measure the server, not the limiter. Server-Timing on: the
-    # overhead per call comes from the server's own clock.
+def _start_server(
+    port: int, workers: int, log_path: Path, *, rate_limited: bool = False
+) -> subprocess.Popen[bytes]:
+    # Rate limiter off unless asked: we measure the server, not the limiter (bench_fairness
+    # keeps it, as an install has it). Server-Timing on: the overhead per call comes from
+    # the server's own clock.
     # The server answers on 127.0.0.1: allowed whatever ALLOWED_HOSTS the install has (a
     # production one names only its domain, and /mcp would answer 421).
     hosts = ",".join(dict.fromkeys([*settings.ALLOWED_HOSTS, "127.0.0.1"]))
     env = {
         **os.environ,
-        "LEXROOM_TOOL_RATE_PER_MINUTE": "0",
+        "LEXROOM_TOOL_RATE_PER_MINUTE": str(settings.LEXROOM_TOOL_RATE_PER_MINUTE)
+        if rate_limited
+        else "0",
         "LEXROOM_SERVER_TIMING": "1",
         "ALLOWED_HOSTS": hosts,
     }
