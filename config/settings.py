@@ -257,7 +257,13 @@ Q_CLUSTER = {
     "sync": env_bool("LEXROOM_TASKS_SYNC", default=False),
     # django-q2 reads it when a cluster is started under another name (Q_CLUSTER_NAME=gpu).
     "ALT_CLUSTERS": {},
+    # The ORM broker, taking turns by firm then by workspace: one firm's backlog never holds
+    # up another's upload.
+    "broker_class": "workspaces.broker.FairBroker",
 }
+# A stopping worker (SIGTERM, Ctrl-C) lets its tasks run this long, then ends them; they are
+# queued again at once (tasks are idempotent).
+LEXROOM_WORKER_STOP_SECONDS = env_int("LEXROOM_WORKER_STOP_SECONDS", 5, minimum=1)
 # The embedding rounds' queue: a cluster started as `Q_CLUSTER_NAME=NAME manage.py qcluster`
 # (a GPU host) takes them; empty: the main queue.
 LEXROOM_EMBED_QUEUE = env_str("LEXROOM_EMBED_QUEUE", "")

@@ -1,4 +1,5 @@
-"""`qcluster`, plus: the tasks a cluster killed mid-work had pulled run again at once.
+"""`qcluster`, plus: the tasks a cluster killed mid-work had pulled run again at once; the
+cluster takes turns by firm and stops in seconds (``workspaces.cluster``).
 
 Without this they stay locked for ``Q_CLUSTER["retry"]`` seconds (the task timeout + 60):
 a worker restarted during an ingestion left it stalled that long. See
@@ -16,9 +17,9 @@ from django import db
 from django.conf import settings
 from django.utils import timezone
 from django.utils.translation import ngettext
-from django_q.cluster import Cluster
 from django_q.management.commands.qcluster import Command as DjangoQCluster
 
+from workspaces.cluster import QuickStopCluster
 from workspaces.tasks import STAT_TTL_SECONDS, queue_locks_release_orphaned
 
 # Long enough for the stat of a cluster killed just before this one started to expire.
@@ -31,14 +32,14 @@ class Command(DjangoQCluster):  # type: ignore[misc]  # django-q2 ships no types
         if options.get("cluster_name"):
             os.environ["Q_CLUSTER_NAME"] = options["cluster_name"]
         started = timezone.now()
-        cluster = Cluster()
+        cluster = QuickStopCluster()
         cluster.start()
         if options.get("run_once"):
             cluster.stop()
             return
         self.wait(cluster, started)
 
-    def wait(self, cluster: Cluster, started: datetime) -> None:
+    def wait(self, cluster: QuickStopCluster, started: datetime) -> None:
         """Until the cluster stops (SIGTERM/SIGINT stop it); release orphans once, early on."""
         release_at: float | None = time.monotonic() + RELEASE_AFTER_SECONDS
         while cluster.sentinel is not None and cluster.sentinel.is_alive():
