@@ -356,6 +356,12 @@ LEXROOM_RERANK_BUDGET_MS = env_int("LEXROOM_RERANK_BUDGET_MS", 5000, minimum=1)
 LEXROOM_SEARCH_ADAPTERS = env_bool("LEXROOM_SEARCH_ADAPTERS", default=True)
 # train_search_adapter refuses to fit on fewer judged queries than this.
 LEXROOM_ADAPTER_MIN_QUERIES = env_int("LEXROOM_ADAPTER_MIN_QUERIES", 8, minimum=2)
+# No member's ratings may be more than this share of those a fit uses (the excess is
+# down-sampled), and a fit needs this many distinct raters: one member cannot steer the firm.
+LEXROOM_ADAPTER_MAX_USER_SHARE = env_float("LEXROOM_ADAPTER_MAX_USER_SHARE", 0.25)
+if not 0 < LEXROOM_ADAPTER_MAX_USER_SHARE <= 1:
+    raise ImproperlyConfigured("LEXROOM_ADAPTER_MAX_USER_SHARE must be in (0, 1].")
+LEXROOM_ADAPTER_MIN_RATERS = env_int("LEXROOM_ADAPTER_MIN_RATERS", 4, minimum=1)
 # The search page's rating buttons, per member and workspace (tools have the tool limit).
 LEXROOM_RATINGS_PER_MINUTE = env_int("LEXROOM_RATINGS_PER_MINUTE", 60, minimum=0)
 

@@ -88,8 +88,12 @@ class SearchAdapter(models.Model):
     """A firm's query-side linear map for one embedding model (``manage.py
     train_search_adapter``): the vector arm searches with ``W @ query``; chunks are untouched.
 
+    A trained adapter is a candidate until a firm admin approves it (``approved_at``); the
+    ranking uses the firm's most recently approved one that was not rolled back
+    (``rolled_back_at``), so a rollback falls back to the previous approval, or to none.
+
     No ``workspace_id``: a firm-wide row, read by the ranking for the workspace's firm. It
-    holds numbers only (no text of any judgment or document).
+    holds numbers only (no text of any judgment or document; raters by user id).
     """
 
     firm = models.ForeignKey(
@@ -102,14 +106,17 @@ class SearchAdapter(models.Model):
     queries = models.PositiveIntegerField(_("queries"))
     metrics = models.JSONField(_("metrics"), default=dict)
     trained_at = models.DateTimeField(_("trained at"), default=timezone.now)
+    approved_at = models.DateTimeField(_("approved at"), null=True, blank=True)
+    rolled_back_at = models.DateTimeField(_("rolled back at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("search adapter")
         verbose_name_plural = _("search adapters")
-        constraints: ClassVar[list[models.BaseConstraint]] = [
-            models.UniqueConstraint(
-                fields=["firm", "embedding_model"], name="search_adapter_unique"
-            )
+        indexes: ClassVar[list[models.Index]] = [
+            # The ranking's lookup: the firm's latest approval for the model.
+            models.Index(
+                fields=["firm", "embedding_model", "approved_at"], name="search_adapter_approved"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -23,6 +23,7 @@ from datetime import date
 from typing import Any, cast
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
@@ -30,9 +31,15 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from documents.embeddings import ModelUnavailable
+from documents.embeddings import ModelUnavailable, embedding_model_name
 from search.errors import InvalidSearchArguments, ResultNotFound
 from search.filters import SearchFilters, parse_filters
+from search.learning import (
+    AdapterNotFound,
+    adapter_review,
+    search_adapter_approve,
+    search_adapter_roll_back,
+)
 from search.paging import DEFAULT_LIMIT, Page
 from search.results import SearchResults
 from search.selectors import (
@@ -233,3 +240,78 @@ def _allowed_values(error: InvalidSearchArguments | None) -> list[str]:
         f"{value['name']} ({value['entity_id']})" if isinstance(value, dict) else str(value)
         for value in allowed
     ]
+
+
+# --- The firm's search adapter: a firm admin's review ---------------------------------------
+
+
+@login_required
+def learning(request: HttpRequest) -> HttpResponse:
+    """The candidate adapter's held-out report and the rated queries it changes most, the
+    adapter in use, approve and roll back. Firm admins only; anyone else: 404."""
+    user = cast(User, request.user)
+    model = embedding_model_name()
+    unavailable: ModelUnavailable | None = None
+    try:
+        review = adapter_review(user=user, model=model)
+    except AdapterNotFound:
+        raise Http404(gettext("No such page.")) from None
+    except ModelUnavailable as exc:  # the preview embeds queries; the rest still shows
+        unavailable = exc
+        review = adapter_review(user=user, model=model, preview=False)
+    context = {
+        "review": review,
+        "unavailable": unavailable,
+        "report": _fit_report(review.candidate.metrics) if review.candidate else [],
+    }
+    return render(request, "search/learning.html", context)
+
+
+def _fit_report(metrics: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(what, before, after) rows of a fit's summary (its keys hold "@": no template access)."""
+    return [
+        (
+            gettext("nDCG@10 on held-out queries (%(count)s)")
+            % {"count": metrics.get("held_out_queries", "?")},
+            metrics.get("held_out_ndcg@10_before"),
+            metrics.get("held_out_ndcg@10_after"),
+        ),
+        (
+            gettext("nDCG@10 on training queries (%(count)s)")
+            % {"count": metrics.get("train_queries", "?")},
+            metrics.get("train_ndcg@10_before"),
+            metrics.get("train_ndcg@10_after"),
+        ),
+    ]
+
+
+@login_required
+@require_POST
+def learning_approve(request: HttpRequest, adapter_id: int) -> HttpResponse:
+    try:
+        adapter = search_adapter_approve(user=cast(User, request.user), adapter_id=adapter_id)
+    except AdapterNotFound:
+        raise Http404(gettext("No such adapter.")) from None
+    message = gettext("Adapter #%(id)d approved: searches of the firm now use it.")
+    messages.success(request, message % {"id": adapter.pk})
+    return HttpResponseRedirect(reverse("search_learning"))
+
+
+@login_required
+@require_POST
+def learning_roll_back(request: HttpRequest) -> HttpResponse:
+    try:
+        result = search_adapter_roll_back(
+            user=cast(User, request.user), model=embedding_model_name()
+        )
+    except AdapterNotFound:
+        raise Http404(gettext("No such page.")) from None
+    if result is None:
+        messages.info(request, gettext("No adapter is in use: nothing to roll back."))
+    elif result[1] is None:
+        message = gettext("Adapter #%(id)d withdrawn: searches use no adapter.")
+        messages.success(request, message % {"id": result[0].pk})
+    else:
+        message = gettext("Adapter #%(id)d withdrawn: searches use adapter #%(previous)d again.")
+        messages.success(request, message % {"id": result[0].pk, "previous": result[1].pk})
+    return HttpResponseRedirect(reverse("search_learning"))

@@ -1,12 +1,14 @@
 """The firm's query adapter, applied to the query vector of the vector arm.
 
 A firm that rated results gets a linear map ``W`` (``manage.py train_search_adapter``,
-:mod:`search.learning`); the vector arm then searches with ``W @ q`` (normalised) instead of
-``q``. Chunk vectors are untouched, so nothing is re-indexed, and an adapter applies only to
-the embedding model it was trained for. ``LEXROOM_SEARCH_ADAPTERS=0`` turns adapters off.
+:mod:`search.learning`); once a firm admin approves it, the vector arm searches with
+``W @ q`` (normalised) instead of ``q``. Chunk vectors are untouched, so nothing is
+re-indexed, and an adapter applies only to the embedding model it was trained for.
+``LEXROOM_SEARCH_ADAPTERS=0`` turns adapters off.
 
 The matrix is cached per process, keyed by the adapter's id and training time; each search
-reads that key (one indexed query), so a retrained adapter is used by every process at once.
+reads that key (one indexed query), so an approval or a rollback is followed by every
+process at once.
 """
 
 from __future__ import annotations
@@ -48,12 +50,15 @@ def adapter_override(matrix: Matrix | None) -> Iterator[None]:
 
 
 def _version(workspace_id: int, model: str) -> tuple[int, str, int] | None:
-    """(adapter id, trained at, dimension) of the workspace's firm for ``model``."""
+    """(adapter id, trained at, dimension) of the adapter in use for the workspace's firm
+    and ``model``: the latest approved and not rolled back (a candidate is never used)."""
     with read_connection().cursor() as cursor:
         cursor.execute(
             "SELECT a.id, a.trained_at::text, a.dimension FROM search_searchadapter a "
             "JOIN workspaces_workspace w ON w.firm_id = a.firm_id "
-            "WHERE w.id = %s AND a.embedding_model = %s",
+            "WHERE w.id = %s AND a.embedding_model = %s "
+            "AND a.approved_at IS NOT NULL AND a.rolled_back_at IS NULL "
+            "ORDER BY a.approved_at DESC LIMIT 1",
             [workspace_id, model],
         )
         row = cursor.fetchone()

@@ -80,6 +80,7 @@ def test_queries_that_teach_no_order_are_left_out_and_the_split_is_stable():
 
 
 def _store(room: Room, matrix: np.ndarray, model: str | None = None) -> SearchAdapter:
+    """An approved adapter (a candidate is never used: tests/search/test_guarded_learning.py)."""
     adapter, _ = SearchAdapter.objects.update_or_create(
         firm=room.firm,
         embedding_model=model or embedding_model_name(),
@@ -89,6 +90,7 @@ def _store(room: Room, matrix: np.ndarray, model: str | None = None) -> SearchAd
             "judgments": 1,
             "queries": 1,
             "trained_at": timezone.now(),
+            "approved_at": timezone.now(),
         },
     )
     return adapter
@@ -198,6 +200,7 @@ def test_the_command_refuses_an_unknown_firm_and_too_few_judgments(room: Room):
 @pytest.mark.django_db
 def test_a_dry_run_reports_the_fit_and_stores_nothing(room: Room, settings):
     settings.LEXROOM_ADAPTER_MIN_QUERIES = 3
+    settings.LEXROOM_ADAPTER_MIN_RATERS, settings.LEXROOM_ADAPTER_MAX_USER_SHARE = 1, 1.0
     _load(room)
     _rate_pairs(room, 4)
     report = _train("--firm", "Cabinet Alpha", "--dry-run")
@@ -214,6 +217,7 @@ def test_a_good_fit_is_stored_and_audited_and_a_failed_one_keeps_it(
     room: Room, settings, monkeypatch
 ):
     settings.LEXROOM_ADAPTER_MIN_QUERIES = 3
+    settings.LEXROOM_ADAPTER_MIN_RATERS, settings.LEXROOM_ADAPTER_MAX_USER_SHARE = 1, 1.0
     _load(room)
     _rate_pairs(room, 4)
 
