@@ -135,6 +135,16 @@ DATABASE_URL = env_secret("DATABASE_URL")
 # Optional superuser connection that `migrate` uses to create the app role, extensions and
 # grants on an external server. Without it, migrate only checks that they exist.
 DATABASE_ADMIN_URL = env_secret("DATABASE_ADMIN_URL")
+# Backups (workspaces/backup.py): the manifest's HMAC key, and an optional key that encrypts
+# the whole archive. Short keys are refused: a guessable one would sign a forged archive.
+LEXROOM_BACKUP_KEY = env_secret("LEXROOM_BACKUP_KEY")
+LEXROOM_BACKUP_ENCRYPTION_KEY = env_secret("LEXROOM_BACKUP_ENCRYPTION_KEY")
+for _backup_key in ("LEXROOM_BACKUP_KEY", "LEXROOM_BACKUP_ENCRYPTION_KEY"):
+    if 0 < len(globals()[_backup_key]) < 32:
+        raise ImproperlyConfigured(
+            f"{_backup_key} must be at least 32 characters (e.g. the output of "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`)."
+        )
 LEXROOM_EMBEDDED_DB = not DATABASE_URL
 
 if DATABASE_URL:

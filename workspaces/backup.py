@@ -1,44 +1,65 @@
 """Backup and restore of a whole install: the database and the originals, in one archive.
 
-``backup_write`` runs ``pg_dump`` (custom format) as a superuser — the embedded server's own
-binaries and socket, or an external server's ``DATABASE_ADMIN_URL`` — then copies the
-originals directory, and writes a manifest: versions, each member's SHA-256, and per table a
-row count and an order-free checksum of its rows. The dump is taken first: every document it
-holds had its original stored before its row was committed, so every original it needs is in
-the archive. ``backup_restore`` refuses a database that holds tables or an originals
-directory that holds files (nothing is overwritten), checks every checksum, restores, and
+``backup_write`` opens a REPEATABLE READ transaction as a superuser (the embedded server's
+own binaries and socket, or an external server's ``DATABASE_ADMIN_URL``), exports its
+snapshot, runs ``pg_dump --snapshot`` (custom format) on it and computes, in the same
+transaction, per table a row count and an order-free checksum of its rows: the dump and the
+checksums see the same rows however busy the install is. The originals are copied after the
+snapshot: every document it holds had its original stored before its row was committed. The
+manifest (versions, each member's SHA-256, the tables' checksums) is signed with
+``LEXROOM_BACKUP_KEY`` and the archive optionally encrypted (``_backup_seal``).
+
+``backup_verify`` checks an archive (signature, manifest, every member's SHA-256) without
+restoring it. ``backup_restore`` does the same checks first, refuses a database that holds
+tables or an originals directory that holds files (nothing is overwritten), restores, and
 compares the counts and checksums of every table with the manifest's.
 
-The archive is a plain tar: ``database.dump``, ``media/…``, ``manifest.json``.
+The archive is a tar: ``manifest.json``, ``manifest.sig``, ``database.dump``, ``media/…``
+(the manifest first, so an encrypted archive is checked as it streams).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 import django
 import psycopg
 from django.conf import settings
-from psycopg import sql
+from django.utils.translation import gettext as _
+from psycopg import IsolationLevel, sql
 
-FORMAT = 1
+from workspaces._backup_seal import (
+    SIGNATURE,
+    BackupError,
+    DecryptingReader,
+    EncryptingWriter,
+    is_encrypted,
+    seal_check,
+    seal_write,
+)
+
+__all__ = ["BackupError", "backup_restore", "backup_verify", "backup_write", "table_digest"]
+
+# 2: the manifest first and signed (manifest.sig); 1 (manifest last, unsigned) still restores.
+FORMAT = 2
+READABLE_FORMATS = (1, 2)
 DUMP, MANIFEST, MEDIA = "database.dump", "manifest.json", "media"
 CHUNK = 1 << 20
-
-
-class BackupError(Exception):
-    """The backup or the restore cannot go on; the message says why (nothing was changed)."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -98,27 +119,31 @@ def _run(command: list[str], env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
+def _digest(conn: psycopg.Connection[Any]) -> dict[str, dict[str, int]]:
+    conn.execute("SET search_path = pg_catalog")
+    tables = conn.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
+    ).fetchall()
+    digest: dict[str, dict[str, int]] = {}
+    for (table,) in tables:
+        # pg_catalog and public spelled out (search_path is pg_catalog only): a function of
+        # the same name planted in public must not run with a superuser's rights.
+        query = sql.SQL(
+            "SELECT count(*), "
+            "coalesce(sum(pg_catalog.hashtextextended(t::text, 0)), 0)::text "
+            "FROM public.{} AS t"
+        ).format(sql.Identifier(table))
+        row = conn.execute(query).fetchone()
+        assert row is not None  # noqa: S101 - an aggregate always returns one row
+        digest[table] = {"rows": int(row[0]), "checksum": int(row[1]) % (1 << 63)}
+    return digest
+
+
 def table_digest(conninfo: str) -> dict[str, dict[str, int]]:
     """Per table of the public schema: rows, and the sum of the rows' 64-bit hashes (order
     free, streamed: no table is held in memory). Read as a superuser: RLS hides nothing."""
-    digest: dict[str, dict[str, int]] = {}
     with psycopg.connect(conninfo) as conn:
-        conn.execute("SET search_path = pg_catalog")
-        tables = conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
-        ).fetchall()
-        for (table,) in tables:
-            # pg_catalog and public spelled out (search_path is pg_catalog only): a function of
-            # the same name planted in public must not run with a superuser's rights.
-            query = sql.SQL(
-                "SELECT count(*), "
-                "coalesce(sum(pg_catalog.hashtextextended(t::text, 0)), 0)::text "
-                "FROM public.{} AS t"
-            ).format(sql.Identifier(table))
-            row = conn.execute(query).fetchone()
-            assert row is not None  # noqa: S101 - an aggregate always returns one row
-            digest[table] = {"rows": int(row[0]), "checksum": int(row[1]) % (1 << 63)}
-    return digest
+        return _digest(conn)
 
 
 def _sha256(path: Path) -> str:
@@ -129,93 +154,271 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _server_version(conninfo: str) -> str:
-    with psycopg.connect(conninfo) as conn:
-        row = conn.execute("SHOW server_version").fetchone()
-    return str(row[0]) if row else ""
+def _dump_in_snapshot(found: Target, dump: Path) -> tuple[dict[str, dict[str, int]], str]:
+    """``pg_dump`` and the tables' checksums from one snapshot, and the server's version.
+
+    The snapshot is exported by a REPEATABLE READ transaction kept open until the dump has
+    finished: a write committed meanwhile is in neither, so the restore check holds on a busy
+    install (checksums taken after the dump differed on any table written in between).
+    """
+    with psycopg.connect(found.conninfo) as conn:
+        conn.isolation_level = IsolationLevel.REPEATABLE_READ
+        conn.read_only = True
+        row = conn.execute("SELECT pg_catalog.pg_export_snapshot()").fetchone()
+        assert row is not None  # noqa: S101 - a function call returns one row
+        conninfo, env = _secretless(found.conninfo)
+        _run([_program(found, "pg_dump"), "--format=custom", "--no-password",
+              f"--snapshot={row[0]}", f"--file={dump}", f"--dbname={conninfo}"], env)  # fmt: skip
+        digest = _digest(conn)
+        version = conn.execute("SHOW server_version").fetchone()
+        conn.rollback()
+    return digest, str(version[0]) if version else ""
 
 
-def backup_write(path: Path, *, media_root: Path | None = None) -> dict[str, Any]:
-    """Write the archive at ``path`` (refused if it exists); returns the manifest."""
+def _add_bytes(archive: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o600
+    archive.addfile(info, io.BytesIO(data))
+
+
+def backup_write(
+    path: Path, *, media_root: Path | None = None, unsigned: bool = False
+) -> dict[str, Any]:
+    """Write the archive at ``path`` (refused if it exists); returns the manifest.
+
+    Signed with ``LEXROOM_BACKUP_KEY`` (refused without one unless ``unsigned``), encrypted
+    when ``LEXROOM_BACKUP_ENCRYPTION_KEY`` is set.
+    """
     if path.exists():
-        raise BackupError(f"{path} exists: a backup never overwrites a file.")
+        raise BackupError(_("%(path)s exists: a backup never overwrites a file.") % {"path": path})
+    secret = "" if unsigned else settings.LEXROOM_BACKUP_KEY
+    if not secret and not unsigned:
+        raise BackupError(
+            _(
+                "LEXROOM_BACKUP_KEY is not set: a backup is signed so that a restore can prove "
+                "it was not altered. Set it (or LEXROOM_BACKUP_KEY_FILE), or pass --unsigned."
+            )
+        )
     found = target()
     media = Path(media_root or settings.MEDIA_ROOT)
     with tempfile.TemporaryDirectory(prefix="lexroom-backup-") as folder:
         dump = Path(folder) / DUMP
-        conninfo, env = _secretless(found.conninfo)
-        _run([_program(found, "pg_dump"), "--format=custom", "--no-password",
-              f"--file={dump}", f"--dbname={conninfo}"], env)  # fmt: skip
-        digest = table_digest(found.conninfo)
+        digest, version = _dump_in_snapshot(found, dump)
+        # After the snapshot: every original a dumped row needs was stored before it.
         files = sorted(p for p in media.rglob("*") if p.is_file()) if media.exists() else []
+        members = {DUMP: _sha256(dump)}
+        names = {}
+        for file in files:
+            name = str(PurePosixPath(MEDIA, file.relative_to(media).as_posix()))
+            members[name], names[name] = _sha256(file), file
         manifest: dict[str, Any] = {
             "format": FORMAT,
             "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "lexroom": "0.1.0",
             "django": django.get_version(),
-            "postgres": _server_version(found.conninfo),
+            "postgres": version,
             "pg_dump": _run([_program(found, "pg_dump"), "--version"]).strip(),
             "database": found.dbname,
             "tables": digest,
-            "members": {DUMP: _sha256(dump)},
+            "members": members,
         }
+        data = json.dumps(manifest, indent=1, sort_keys=True).encode()
         partial = path.with_name(path.name + ".partial")
         # Every firm's data and the password and token hashes: readable by its owner only.
         descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "wb") as raw, tarfile.open(fileobj=raw, mode="w") as archive:
-            archive.add(dump, DUMP)
-            for file in files:
-                name = str(PurePosixPath(MEDIA, file.relative_to(media).as_posix()))
-                manifest["members"][name] = _sha256(file)
-                archive.add(file, name)
-            data = json.dumps(manifest, indent=1, sort_keys=True).encode()
-            info = tarfile.TarInfo(MANIFEST)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
+        with os.fdopen(descriptor, "wb") as raw:
+            encryption = settings.LEXROOM_BACKUP_ENCRYPTION_KEY
+            sink: Any = EncryptingWriter(raw, secret=encryption) if encryption else raw
+            # A stream ("w|"): what goes through the cipher is written once, in order.
+            with tarfile.open(fileobj=sink, mode="w|") as archive:
+                _add_bytes(archive, MANIFEST, data)
+                _add_bytes(archive, SIGNATURE, seal_write(manifest=data, secret=secret))
+                archive.add(dump, DUMP)
+                for name, file in names.items():
+                    archive.add(file, name)
+            if encryption:
+                sink.finish()
+            raw.flush()
+            os.fsync(raw.fileno())
         partial.rename(path)  # a crash mid-way never leaves a file that looks complete
     return manifest
 
 
-def _manifest(archive: tarfile.TarFile) -> dict[str, Any]:
+@dataclass
+class _Opened:
+    archive: tarfile.TarFile
+    manifest: dict[str, Any]
+    signature: str
+    encrypted: bool
+    finish: Any  # reads an encrypted stream to its last record
+
+
+@contextlib.contextmanager
+def _open_checked(path: Path, *, allow_unsigned: bool) -> Iterator[_Opened]:
+    """The archive opened, its signature checked and its manifest's shape: nothing of it is
+    trusted before. Its members still have to be checked against the manifest's SHA-256."""
+    with contextlib.ExitStack() as stack:
+        raw = stack.enter_context(path.open("rb"))
+        encrypted = is_encrypted(raw.read(16))
+        raw.seek(0)
+        finish = None
+        try:
+            if encrypted:
+                reader = DecryptingReader(raw, secret=settings.LEXROOM_BACKUP_ENCRYPTION_KEY)
+                finish = reader.finish
+                archive = stack.enter_context(tarfile.open(fileobj=reader, mode="r|"))  # type: ignore[call-overload]
+            else:
+                archive = stack.enter_context(tarfile.open(fileobj=raw, mode="r:"))
+        except tarfile.TarError as exc:
+            raise BackupError(_("Not a Lexroom backup: %(error)s") % {"error": exc}) from None
+        manifest_data, seal = _head(archive, streamed=encrypted)
+        signature = seal_check(
+            manifest=manifest_data,
+            seal=seal,
+            secret=settings.LEXROOM_BACKUP_KEY,
+            allow_unsigned=allow_unsigned,
+        )
+        yield _Opened(archive, _manifest_parse(manifest_data), signature, encrypted, finish)
+
+
+def _read(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    handle = archive.extractfile(member) if member.isfile() and member.size < 64 * CHUNK else None
+    if handle is None:
+        raise BackupError(_("%(name)s: cannot be read.") % {"name": member.name})
+    return handle.read()
+
+
+def _head(archive: tarfile.TarFile, *, streamed: bool) -> tuple[bytes, bytes | None]:
+    """The manifest's bytes and the signature's (None when the archive has none)."""
+    if streamed:  # an encrypted archive is read once, in order: the manifest comes first
+        first = archive.next()
+        if first is None or first.name != MANIFEST:
+            raise BackupError(_("Not a Lexroom backup (no %(name)s first).") % {"name": MANIFEST})
+        manifest = _read(archive, first)  # before the next header: a stream never seeks back
+        second = archive.next()
+        return manifest, _read(archive, second) if second and second.name == SIGNATURE else None
     try:
-        member = archive.getmember(MANIFEST)
-        handle = archive.extractfile(member)
-        manifest = json.loads(handle.read()) if handle else None
-    except (KeyError, ValueError) as exc:
-        raise BackupError(f"Not a Lexroom backup (no readable {MANIFEST}): {exc}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise BackupError(f"Unknown backup format: {manifest.get('format') if manifest else None}")
+        manifest = _read(archive, archive.getmember(MANIFEST))
+    except KeyError:
+        raise BackupError(_("Not a Lexroom backup (no %(name)s).") % {"name": MANIFEST}) from None
+    try:
+        return manifest, _read(archive, archive.getmember(SIGNATURE))
+    except KeyError:
+        return manifest, None
+
+
+def _manifest_parse(data: bytes) -> dict[str, Any]:
+    """The manifest, refused unless it has the shape ``backup_write`` gives it."""
+    try:
+        manifest = json.loads(data)
+    except ValueError as exc:
+        raise BackupError(_("The manifest is not JSON: %(error)s") % {"error": exc}) from None
+    if not isinstance(manifest, dict) or manifest.get("format") not in READABLE_FORMATS:
+        found = manifest.get("format") if isinstance(manifest, dict) else None
+        raise BackupError(_("Unknown backup format: %(format)s") % {"format": found})
+    members, tables = manifest.get("members"), manifest.get("tables")
+    problems = []
+    if not isinstance(members, dict) or DUMP not in members:
+        problems.append(_("its members do not include %(name)s") % {"name": DUMP})
+    else:
+        for name, digest in members.items():
+            _safe_name(name)
+            if name != DUMP and not name.startswith(f"{MEDIA}/"):
+                problems.append(_("%(name)s is neither the dump nor an original") % {"name": name})
+            if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+                problems.append(_("%(name)s has no SHA-256") % {"name": name})
+    if not isinstance(tables, dict) or not tables:
+        problems.append(_("it lists no table"))
+    else:
+        for table, counts in tables.items():
+            if not (isinstance(counts, dict) and set(counts) == {"rows", "checksum"}
+                    and all(isinstance(v, int) and v >= 0 for v in counts.values())):  # fmt: skip
+                problems.append(
+                    _("table %(table)s has no row count and checksum") % {"table": table}
+                )
+    if not isinstance(manifest.get("created_at"), str):
+        problems.append(_("it has no creation date"))
+    if problems:
+        raise BackupError(
+            _("The manifest is malformed: %(problems)s") % {"problems": "; ".join(problems[:3])}
+        )
     return manifest
 
 
 def _safe_name(name: str) -> PurePosixPath:
     path = PurePosixPath(name)
     if path.is_absolute() or ".." in path.parts or not path.parts:
-        raise BackupError(f"Refused: the member {name!r} points outside the restore folder.")
+        raise BackupError(
+            _("Refused: the member %(name)r points outside the restore folder.") % {"name": name}
+        )
     return path
 
 
-def _extract_checked(archive: tarfile.TarFile, manifest: dict[str, Any], folder: Path) -> None:
-    """Every member the manifest lists, extracted and checked against its SHA-256."""
-    expected = manifest.get("members") or {}
-    for member in archive.getmembers():
-        if member.name == MANIFEST:
+def _check_members(opened: _Opened, folder: Path | None) -> int:
+    """Every member the manifest lists, checked against its SHA-256 (and extracted into
+    ``folder`` when given); returns the bytes read."""
+    expected: dict[str, str] = opened.manifest["members"]
+    seen: set[str] = set()
+    total = 0
+    for member in opened.archive:
+        if member.name in (MANIFEST, SIGNATURE):
             continue
         name = _safe_name(member.name)
-        if not member.isfile() or member.name not in expected:
-            raise BackupError(f"Refused: {member.name!r} is not a file the manifest lists.")
-        destination = folder.joinpath(*name.parts)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        source = archive.extractfile(member)
+        if not member.isfile() or member.name not in expected or member.name in seen:
+            raise BackupError(
+                _("Refused: %(name)r is not a file the manifest lists.") % {"name": member.name}
+            )
+        seen.add(member.name)
+        source = opened.archive.extractfile(member)
         if source is None:
-            raise BackupError(f"{member.name}: cannot be read.")
-        with destination.open("wb") as handle:
-            shutil.copyfileobj(source, handle, CHUNK)
-        if _sha256(destination) != expected[member.name]:
-            raise BackupError(f"{member.name}: its checksum differs from the manifest's.")
-    missing = sorted(set(expected) - {m.name for m in archive.getmembers()})
+            raise BackupError(_("%(name)s: cannot be read.") % {"name": member.name})
+        digest = hashlib.sha256()
+        with contextlib.ExitStack() as stack:
+            sink: IO[bytes] | None = None
+            if folder is not None:
+                destination = folder.joinpath(*name.parts)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                sink = stack.enter_context(destination.open("wb"))
+            while block := source.read(CHUNK):
+                digest.update(block)
+                total += len(block)
+                if sink is not None:
+                    sink.write(block)
+        if digest.hexdigest() != expected[member.name]:
+            raise BackupError(
+                _("%(name)s was altered: its checksum differs from the manifest's.")
+                % {"name": member.name}
+            )
+    if opened.finish is not None:
+        opened.finish()
+    missing = sorted(set(expected) - seen)
     if missing:
-        raise BackupError(f"The archive lacks {len(missing)} member(s): {missing[:3]}")
+        raise BackupError(
+            _("The archive lacks %(count)d member(s): %(names)s")
+            % {"count": len(missing), "names": missing[:3]}
+        )
+    return total
+
+
+def backup_verify(path: Path, *, allow_unsigned: bool = False) -> dict[str, Any]:
+    """Check an archive without restoring it: its signature, its manifest's shape, every
+    member's SHA-256 (read as a stream, nothing written). Raises ``BackupError`` naming why."""
+    with _open_checked(path, allow_unsigned=allow_unsigned) as opened:
+        size = _check_members(opened, None)
+    manifest = opened.manifest
+    return {
+        "archive": str(path),
+        "ok": True,
+        "format": manifest["format"],
+        "signature": opened.signature,
+        "encrypted": opened.encrypted,
+        "backup_created_at": manifest["created_at"],
+        "tables": len(manifest["tables"]),
+        "rows": sum(t["rows"] for t in manifest["tables"].values()),
+        "files": sum(1 for name in manifest["members"] if name.startswith(f"{MEDIA}/")),
+        "bytes": size,
+    }
 
 
 def _empty_database(found: Target) -> None:
@@ -241,17 +444,26 @@ def _empty_database(found: Target) -> None:
 
 
 def backup_restore(
-    path: Path, *, dbname: str | None = None, media_root: Path | None = None
+    path: Path,
+    *,
+    dbname: str | None = None,
+    media_root: Path | None = None,
+    allow_unsigned: bool = False,
 ) -> dict[str, Any]:
-    """Restore the archive into an empty database and an empty originals directory, then
-    check every table's count and checksum against the manifest. Returns the comparison."""
+    """Check the archive (signature, manifest, every member's SHA-256), restore it into an
+    empty database and an empty originals directory, then check every table's count and
+    checksum against the manifest. Returns the comparison."""
     media = Path(media_root or settings.MEDIA_ROOT)
     if media.exists() and any(p.is_file() for p in media.rglob("*")):
-        raise BackupError(f"{media} already holds files: restore into an empty directory.")
+        raise BackupError(
+            _("%(path)s already holds files: restore into an empty directory.") % {"path": media}
+        )
     found = target(dbname)
-    with tarfile.open(path, "r") as archive, tempfile.TemporaryDirectory() as folder:
-        manifest = _manifest(archive)
-        _extract_checked(archive, manifest, Path(folder))
+    with tempfile.TemporaryDirectory() as folder:
+        # Everything is checked before the database is touched: a refused archive changes nothing.
+        with _open_checked(path, allow_unsigned=allow_unsigned) as opened:
+            _check_members(opened, Path(folder))
+        manifest = opened.manifest
         _empty_database(found)
         # As the owner role, not as the superuser: what an altered archive holds runs with
         # no superuser right (no COPY … TO PROGRAM, no C function); the owner owns it all.
@@ -274,12 +486,17 @@ def backup_restore(
         if digest.get(table) != expected
     }
     if differences:
-        raise BackupError(f"The restored tables differ from the backup: {differences}")
+        raise BackupError(
+            _("The restored tables differ from the backup: %(differences)s")
+            % {"differences": differences}
+        )
     return {
         "database": found.dbname,
         "tables": len(digest),
         "rows": sum(t["rows"] for t in digest.values()),
         "files": sum(1 for name in manifest["members"] if name.startswith(f"{MEDIA}/")),
         "backup_created_at": manifest["created_at"],
-        "checked": "every table's row count and checksum, every file's SHA-256",
+        "signature": opened.signature,
+        "encrypted": opened.encrypted,
+        "checked": "the signature, every table's row count and checksum, every file's SHA-256",
     }

@@ -1,17 +1,33 @@
-"""Fixtures for the workspaces tests: a firm admin and their client; commands run in English."""
+"""Fixtures for the workspaces tests: a firm admin and their client; commands run in English;
+a room with a processed contract and a token, a scratch database and the keys for backups."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from io import StringIO
 
+import psycopg
 import pytest
 from django.core.management import call_command
 from django.test import Client
 from django.utils import translation
+from psycopg import sql
+from pytest_django.fixtures import Settings
 
+from documents.pipeline import run_in_process, store_named
+from documents.services import batch_create
 from tests.conftest import Room, login
+from workspaces.backup import target
 from workspaces.models import User
+from workspaces.tenancy import workspace_scope
+from workspaces.tokens import token_create
+
+CONTRACT = (
+    "CONTRAT DE BAIL\nEntre SCI Alpha et Beta SARL.\nARTICLE 1 - DURÉE\nNeuf ans.\n"
+    "ARTICLE 2 - LOYER\nDouze mille euros par an.\n"
+)
+BACKUP_KEY = "backup-signing-key-for-tests-0123456789"
 
 
 @pytest.fixture
@@ -38,3 +54,36 @@ def run_command(*args: str) -> str:
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
+
+
+@pytest.fixture
+def backup_key(settings: Settings) -> str:
+    """The install's backup signing key (no encryption unless a test sets one)."""
+    settings.LEXROOM_BACKUP_KEY = BACKUP_KEY
+    settings.LEXROOM_BACKUP_ENCRYPTION_KEY = ""
+    return BACKUP_KEY
+
+
+@pytest.fixture
+def filled(room: Room) -> Room:
+    """The room with one processed contract (its original, chunks, embeddings) and a token."""
+    with workspace_scope(room.workspace):
+        results = store_named(
+            workspace=room.workspace, name="bail.txt", data=CONTRACT.encode(), user=room.owner
+        )
+        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
+    run_in_process(workspace=room.workspace, batch=batch)
+    token_create(user=room.owner, name="backup test")
+    return room
+
+
+@pytest.fixture
+def scratch() -> Iterator[str]:
+    """The name of a database to restore into, dropped afterwards."""
+    name = f"restore_{uuid.uuid4().hex[:10]}"
+    yield name
+    admin = psycopg.conninfo.conninfo_to_dict(target(name).conninfo)
+    with psycopg.connect(**{**admin, "dbname": "postgres"}, autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )

@@ -9,7 +9,6 @@ import hashlib
 import io
 import json
 import tarfile
-import uuid
 from pathlib import Path
 
 import psycopg
@@ -18,43 +17,13 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
-from psycopg import sql
 
-from documents.pipeline import run_in_process, store_named
-from documents.services import batch_create
-from tests.conftest import Room
 from workspaces.backup import BackupError, backup_restore, backup_write, table_digest, target
-from workspaces.tenancy import workspace_scope
-from workspaces.tokens import token_create
 
-pytestmark = pytest.mark.django_db(transaction=True)
-CONTRACT = (
-    "CONTRAT DE BAIL\nEntre SCI Alpha et Beta SARL.\nARTICLE 1 - DURÉE\nNeuf ans.\n"
-    "ARTICLE 2 - LOYER\nDouze mille euros par an.\n"
-)
-
-
-@pytest.fixture
-def filled(room: Room) -> Room:
-    with workspace_scope(room.workspace):
-        results = store_named(
-            workspace=room.workspace, name="bail.txt", data=CONTRACT.encode(), user=room.owner
-        )
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
-    token_create(user=room.owner, name="backup test")
-    return room
-
-
-@pytest.fixture
-def scratch() -> str:
-    name = f"restore_{uuid.uuid4().hex[:10]}"
-    yield name
-    admin = psycopg.conninfo.conninfo_to_dict(target(name).conninfo)
-    with psycopg.connect(**{**admin, "dbname": "postgres"}, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("backup_key", "english"),
+]
 
 
 def _sha(path: Path) -> str:
