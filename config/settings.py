@@ -322,6 +322,12 @@ LEXROOM_OCR_TIMEOUT = env_int("LEXROOM_OCR_TIMEOUT", 540, minimum=10)
 LEXROOM_OCR_JOBS = env_int("LEXROOM_OCR_JOBS", 1, minimum=1)
 LEXROOM_OCR_MAX_PAGES = env_int("LEXROOM_OCR_MAX_PAGES", 500, minimum=1)
 LEXROOM_MAX_DOCUMENT_CHARS = env_int("LEXROOM_MAX_DOCUMENT_CHARS", 5_000_000, minimum=1000)
+# Measured while the text is read, not after: a file stops at the first page past a limit.
+# PDF and DOCX are read in a child process with these CPU seconds and this address space,
+# killed at the deadline; LEXROOM_MAX_DOCUMENT_CHARS is the characters' limit.
+LEXROOM_EXTRACT_MAX_PAGES = env_int("LEXROOM_EXTRACT_MAX_PAGES", 2000, minimum=1)
+LEXROOM_EXTRACT_SECONDS = env_int("LEXROOM_EXTRACT_SECONDS", 120, minimum=1)
+LEXROOM_EXTRACT_MEMORY_MB = env_int("LEXROOM_EXTRACT_MEMORY_MB", 2048, minimum=256)
 LEXROOM_MAX_CHUNKS_PER_DOCUMENT = env_int("LEXROOM_MAX_CHUNKS_PER_DOCUMENT", 5000, minimum=1)
 # Dotted path of a reader the metadata step asks for the fields the rules left unknown (an
 # LLM, later); its answers are kept only when their quotes are found word for word in the

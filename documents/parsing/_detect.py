@@ -8,6 +8,7 @@ from pathlib import PurePath
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from documents.parsing._bounds import Limits, Meter
 from documents.parsing._formats import (
     Format,
     ParsedText,
@@ -71,11 +72,13 @@ def detect_type(filename: str, data: bytes) -> str:
     raise ParseError("type_mismatch", message % {"file": filename, **kinds})
 
 
-def parse_document(filename: str, data: bytes) -> ParsedText:
+def parse_document(filename: str, data: bytes, *, limits: Limits | None = None) -> ParsedText:
     """Extract the text of a PDF, DOCX, HTML, Markdown or plain-text file, page by page.
 
-    Raises `ParseError` for anything unreadable; a PDF without a text layer is not an
-    error but comes back with `needs_ocr=True` and empty text.
+    Raises `ParseError` for anything unreadable, `LimitReached` (a `ParseError`) as soon as
+    the reading passes one of ``limits``; a PDF without a text layer is not an error but
+    comes back with `needs_ocr=True` and empty text. In this process: untrusted binary
+    formats go through `parse_isolated`.
     """
     fmt = format_named(detect_type(filename, data))
     if fmt.parse is None:
@@ -84,4 +87,4 @@ def parse_document(filename: str, data: bytes) -> ParsedText:
             "archive expansion"
         )
         raise ParseError("unsupported", message % {"file": filename, "kind": fmt.label})
-    return fmt.parse(filename, data)
+    return fmt.parse(filename, data, Meter(filename, limits))

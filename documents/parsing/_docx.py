@@ -10,6 +10,7 @@ import docx
 from django.utils.translation import gettext
 from docx.oxml.ns import qn
 
+from documents.parsing._bounds import Meter
 from documents.parsing._formats import (
     Format,
     ParsedText,
@@ -71,10 +72,17 @@ def _docx_blocks(container: Any) -> Iterator[str]:
                 yield from _docx_blocks(content)
 
 
-def _parse_docx(filename: str, data: bytes) -> ParsedText:
+def _parse_docx(filename: str, data: bytes, meter: Meter) -> ParsedText:
     try:
         body = docx.Document(io.BytesIO(data)).element.body
-        raw = "\n".join(_docx_blocks(body))
+        blocks: list[str] = []
+        for block in _docx_blocks(body):
+            blocks.append(block)
+            meter.progress(chars=len(block) + 1)
+        raw = "\n".join(blocks)
+    # Out of memory is the process's limit, not a broken file (``_isolated`` says which).
+    except (ParseError, MemoryError):
+        raise
     except Exception as exc:
         # python-docx surfaces zipfile, KeyError and lxml errors for damaged packages.
         message = gettext("%(file)s: the DOCX cannot be read (%(error)s)")
@@ -88,6 +96,8 @@ def _parse_docx(filename: str, data: bytes) -> ParsedText:
         raise ParseError("empty", message % {"file": filename})
     if not merged[0].strip():
         merged = merged[1:]
+    # Counted once merged: Word's doubled breaks would count pages twice while reading.
+    meter.declare_pages(len(merged))
     return join_pages(merged, "docx")
 
 

@@ -6,10 +6,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext
+
+if TYPE_CHECKING:
+    from documents.parsing._bounds import Meter
 
 
 class ParseError(Exception):
@@ -47,8 +50,9 @@ class Format:
     # Raises the precise ParseError when the content is this format but broken (a DOCX
     # whose archive cannot be read), before a type mismatch is reported.
     diagnose: Callable[[str, bytes], None] | None = None
-    # None for containers (archives, data rooms): expanded or imported, never parsed.
-    parse: Callable[[str, bytes], ParsedText] | None = None
+    # None for containers (archives, data rooms): expanded or imported, never parsed. The
+    # parser reports each page (or block) it reads to the meter, which stops it at a limit.
+    parse: Callable[[str, bytes, Meter], ParsedText] | None = None
 
 
 _FORMATS: dict[str, Format] = {}

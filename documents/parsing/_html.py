@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 
 from django.utils.translation import gettext
 
+from documents.parsing._bounds import Meter
 from documents.parsing._formats import (
     HORIZONTAL_SPACE_RE,
     Format,
@@ -65,9 +66,17 @@ class _HTMLTextExtractor(HTMLParser):
             self.parts.append(data.replace("\n", " "))
 
 
-def _parse_html(filename: str, text: str) -> ParsedText:
+# Fed slice by slice so the meter sees the visible text grow and the clock run.
+_FEED_CHARS = 1 << 20
+
+
+def _parse_html(filename: str, text: str, meter: Meter) -> ParsedText:
     extractor = _HTMLTextExtractor()
-    extractor.feed(text)
+    counted = 0
+    for start in range(0, len(text), _FEED_CHARS):
+        extractor.feed(text[start : start + _FEED_CHARS])
+        meter.progress(chars=sum(len(part) for part in extractor.parts[counted:]))
+        counted = len(extractor.parts)
     extractor.close()
     lines = (
         HORIZONTAL_SPACE_RE.sub(" ", line).strip() for line in "".join(extractor.parts).split("\n")
@@ -79,8 +88,8 @@ def _parse_html(filename: str, text: str) -> ParsedText:
     return ParsedText(text=body, page_starts=[0], media_type="html")
 
 
-def _parse(filename: str, data: bytes) -> ParsedText:
-    return _parse_html(filename, decoded(filename, data, format_named("html")))
+def _parse(filename: str, data: bytes, meter: Meter) -> ParsedText:
+    return _parse_html(filename, decoded(filename, data, format_named("html")), meter)
 
 
 register_format(

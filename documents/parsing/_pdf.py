@@ -1,4 +1,8 @@
-"""PDF: the text layer page by page (pypdf); a scan without one needs OCR, not rejection."""
+"""PDF: the text layer page by page (pypdf); a scan without one needs OCR, not rejection.
+
+pypdf can spend minutes on one small, hostile page: ingestion runs this parser in a process
+of its own that is killed at the deadline (``_isolated``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import pypdf
 from django.utils.translation import gettext
 from pypdf.errors import DependencyError
 
+from documents.parsing._bounds import Meter
 from documents.parsing._formats import (
     Format,
     ParsedText,
@@ -28,7 +33,7 @@ def _is_pdf(data: bytes) -> bool:
     return head.startswith(b"%PDF-")
 
 
-def _parse_pdf(filename: str, data: bytes) -> ParsedText:
+def _parse_pdf(filename: str, data: bytes, meter: Meter) -> ParsedText:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:
@@ -40,8 +45,14 @@ def _parse_pdf(filename: str, data: bytes) -> ParsedText:
             if opened == pypdf.PasswordType.NOT_DECRYPTED:
                 message = gettext("%(file)s: the PDF is password-protected")
                 raise ParseError("encrypted", message % {"file": filename})
-        pages = [normalise(page.extract_text() or "") for page in reader.pages]
-    except ParseError:
+        # The page count is known before any page is read: a file over the limit costs nothing.
+        meter.declare_pages(len(reader.pages))
+        pages: list[str] = []
+        for page in reader.pages:
+            pages.append(normalise(page.extract_text() or ""))
+            meter.progress(chars=len(pages[-1]), pages=1)
+    # Out of memory is the process's limit, not a broken file (``_isolated`` says which).
+    except (ParseError, MemoryError):
         raise
     except Exception as exc:
         # pypdf raises anything from PdfReadError to KeyError or RecursionError on broken
@@ -58,12 +69,6 @@ def _parse_pdf(filename: str, data: bytes) -> ParsedText:
             empty_pages=empty,
         )  # fmt: skip
     return replace(join_pages(pages, "pdf"), empty_pages=empty)
-
-
-def pdf_pages(data: bytes) -> list[str]:
-    """Each page's text layer (an OCR'd layer included), for a PDF already read once."""
-    reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
-    return [normalise(page.extract_text() or "") for page in reader.pages]
 
 
 register_format(

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from documents.parsing._bounds import Meter
 from documents.parsing._formats import (
     Format,
     ParsedText,
@@ -19,8 +20,11 @@ from documents.parsing._formats import (
 )
 
 
-def _parse_plain(filename: str, text: str, media_type: str) -> ParsedText:
+def _parse_plain(filename: str, text: str, media_type: str, meter: Meter) -> ParsedText:
+    # Measured before the pages are cleaned up one by one.
+    meter.progress(chars=len(text))
     # Form feeds are how plain-text exports (and pdftotext) mark page boundaries.
+    meter.declare_pages(text.count("\f") + 1)
     pages = [normalise(page) for page in text.replace("\r\n", "\n").split("\f")]
     if not any(page.strip() for page in pages):
         message = gettext("%(file)s: the file contains no text")
@@ -28,9 +32,10 @@ def _parse_plain(filename: str, text: str, media_type: str) -> ParsedText:
     return join_pages(pages, media_type)
 
 
-def _parser(media_type: str) -> Callable[[str, bytes], ParsedText]:
-    def parse(filename: str, data: bytes) -> ParsedText:
-        return _parse_plain(filename, decoded(filename, data, format_named(media_type)), media_type)
+def _parser(media_type: str) -> Callable[[str, bytes, Meter], ParsedText]:
+    def parse(filename: str, data: bytes, meter: Meter) -> ParsedText:
+        text = decoded(filename, data, format_named(media_type))
+        return _parse_plain(filename, text, media_type, meter)
 
     return parse
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -40,6 +41,10 @@ def document_parse(document: Document) -> Document:
             parsed = _read_text(document)
         with timed("ocr"):
             parsed = _with_ocr(document, parsed)
+    except parsing.LimitReached as exc:
+        # Nothing of an earlier run's text stays beside a refusal.
+        document.text, document.page_starts = "", []
+        return _fail(document, _stopped_reason(exc))
     except parsing.ParseError as exc:
         return _fail(document, exc.message)
     except OcrError as exc:
@@ -64,14 +69,7 @@ def document_parse(document: Document) -> Document:
     if len(parsed.text) > settings.LEXROOM_MAX_DOCUMENT_CHARS:
         # The original keeps the text; a row of tens of megabytes would serve no one.
         document.text, document.page_starts = "", []
-        message = gettext(
-            "Too long to index: %(count)s characters, more than the %(limit)s allowed per "
-            "document (setting %(setting)s). The original file is kept."
-        )
-        return _fail(
-            document,
-            _limit_reason(message, count=len(parsed.text), setting="LEXROOM_MAX_DOCUMENT_CHARS"),
-        )
+        return _fail(document, _too_long_reason(len(parsed.text)))
     # Refused here, before any metadata is read, as every refusal of the text: the chunk step
     # cuts the text again (it is cheap and pure) rather than carrying the drafts over.
     with timed("chunk"):
@@ -186,7 +184,9 @@ def _with_ocr(document: Document, parsed: parsing.ParsedText) -> parsing.ParsedT
     layer = document.ocr.get("layer")
     if layer and default_storage.exists(layer):
         with default_storage.open(layer, "rb") as handle:
-            return parsing.join_pages(parsing.pdf_pages(handle.read()), "pdf")
+            stored = _parse_bounded(f"{document.filename}.ocr.pdf", handle.read())
+        # Its pages were all OCR'd: one found blank is read, not a scan to OCR again.
+        return replace(stored, needs_ocr=False, empty_pages=())
     why = ocr_unavailable()
     if why is not None:
         document.ocr = {"pages_without_text": list(parsed.empty_pages), "not_read": why}
@@ -232,7 +232,19 @@ def _read_text(document: Document) -> parsing.ParsedText:
         content = str(json.loads(data.decode())["content"])
         text = content.replace("\r\n", "\n")
         return parsing.ParsedText(text=text, page_starts=[0], media_type="txt")
-    return parsing.parse_document(document.filename, data)
+    return _parse_bounded(document.filename, data)
+
+
+def _parse_bounded(filename: str, data: bytes) -> parsing.ParsedText:
+    """The file's text, read within the extraction limits (PDF and DOCX in a child process)."""
+    limits = parsing.Limits(
+        max_pages=settings.LEXROOM_EXTRACT_MAX_PAGES,
+        max_chars=settings.LEXROOM_MAX_DOCUMENT_CHARS,
+        seconds=settings.LEXROOM_EXTRACT_SECONDS,
+    )
+    return parsing.parse_bounded(
+        filename, data, limits=limits, memory_mb=settings.LEXROOM_EXTRACT_MEMORY_MB
+    )
 
 
 def _reached(document: Document, status: DocumentStatus) -> Document:
@@ -259,6 +271,37 @@ def _chunks_delete(document: Document) -> None:
     if chunks.exists():
         chunks_removing(workspace_id=document.workspace_id, document_id=document.pk)
         chunks.delete()
+
+
+def _too_long_reason(count: int) -> str:
+    message = gettext(
+        "Too long to index: %(count)s characters, more than the %(limit)s allowed per "
+        "document (setting %(setting)s). The original file is kept."
+    )
+    return _limit_reason(message, count=count, setting="LEXROOM_MAX_DOCUMENT_CHARS")
+
+
+def _stopped_reason(exc: parsing.LimitReached) -> str:
+    """Why reading stopped, naming the limit's setting (the count is how far it had gone)."""
+    if exc.limit == "chars":
+        return _too_long_reason(exc.count)
+    if exc.limit == "pages":
+        message = gettext(
+            "Too many pages to index: %(count)s pages, more than the %(limit)s allowed per "
+            "document (setting %(setting)s). The original file is kept."
+        )
+        return _limit_reason(message, count=exc.count, setting="LEXROOM_EXTRACT_MAX_PAGES")
+    if exc.limit == "seconds":
+        message = gettext(
+            "Extraction stopped after %(limit)s s (setting %(setting)s): the file takes too "
+            "long to read. The original file is kept."
+        )
+        return _limit_reason(message, count=exc.count, setting="LEXROOM_EXTRACT_SECONDS")
+    message = gettext(
+        "Extraction stopped: reading the file needs more than %(limit)s MB of memory "
+        "(setting %(setting)s). The original file is kept."
+    )
+    return _limit_reason(message, count=exc.count, setting="LEXROOM_EXTRACT_MEMORY_MB")
 
 
 def _limit_reason(message: str, *, count: int, setting: str) -> str:

@@ -1,0 +1,235 @@
+"""Reading a file is bounded while it happens: pages, characters, seconds and memory.
+
+The hostile PDF below is 20 KB and makes pypdf spend ~3.5 s a page (100,000 one-letter
+text operators in one compressed content stream that every page shares): read whole, it held
+a worker for minutes. Each test proves it stops at the limit, naming the setting.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+import zlib
+
+import docx
+import pytest
+from django.core.files.storage import default_storage
+from django.utils import translation
+from fpdf import FPDF
+
+from documents import parsing
+from documents.models import Document, DocumentStatus
+from documents.parsing._isolated import STARTUP_SECONDS
+from documents.pipeline import store_named
+from documents.services import document_process, document_store
+from tests.conftest import Room
+from workspaces.tenancy import tenant_scope
+
+pytestmark = pytest.mark.django_db
+
+CONTRACT = (
+    "CONTRAT DE PRESTATION DE SERVICES\n\nArticle 1 - Objet\nLe Prestataire fournit au Client "
+    "les services décrits en annexe.\n\nArticle 2 - Durée\nLe contrat est conclu pour un an."
+)
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    # The refusals speak the active language (French by default); read in English here.
+    with translation.override("en"):
+        yield
+
+
+def hostile_pdf(*, pages: int, operators: int) -> bytes:
+    """``pages`` pages sharing one Flate stream of ``operators`` tiny text-showing operators:
+    a few kilobytes on disk, seconds of pypdf's text extraction per page."""
+    stream = zlib.compress(b"BT /F1 1 Tf (a) Tj ET\n" * operators, 9)
+    kids = b" ".join(b"%d 0 R" % (5 + page) for page in range(pages))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ]
+    page = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
+    )
+    objects += [page] * pages
+    out = io.BytesIO(b"%PDF-1.7\n")
+    out.seek(0, io.SEEK_END)
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1))
+    out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
+    return out.getvalue()
+
+
+def contract_pdf() -> bytes:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    for paragraph in CONTRACT.split("\n\n"):
+        pdf.add_page()
+        pdf.multi_cell(w=0, text=paragraph.encode("latin-1", "replace").decode("latin-1"))
+    return bytes(pdf.output())
+
+
+def docx_bomb(*, megabytes: int) -> bytes:
+    """A DOCX of a few hundred kilobytes whose document.xml expands to ``megabytes`` MB."""
+    plain = io.BytesIO()
+    docx.Document().save(plain)
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(plain) as source,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bomb,
+    ):
+        for info in source.infolist():
+            body = source.read(info.filename)
+            if info.filename == "word/document.xml":
+                paragraph = b"<w:p><w:r><w:t>" + b"a" * 1000 + b"</w:t></w:r></w:p>"
+                body = body.replace(b"<w:body>", b"<w:body>" + paragraph * (megabytes * 1000))
+            bomb.writestr(info.filename, body)
+    return out.getvalue()
+
+
+def ingest(room: Room, filename: str, data: bytes) -> tuple[Document, float]:
+    """Store the file and run its steps, as a worker does; (the document, seconds spent)."""
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        document, _ = document_store(
+            workspace=room.workspace, filename=filename, data=data, user=room.owner
+        )
+        started = time.monotonic()
+        document = document_process(workspace_id=room.workspace.pk, document_id=document.pk)
+        return document, time.monotonic() - started
+
+
+def test_hostile_pdf_fails_within_the_time_budget_and_keeps_its_original(room: Room, settings):
+    settings.LEXROOM_EXTRACT_SECONDS = 3
+    data = hostile_pdf(pages=30, operators=100_000)  # ~100 s of reading, whole
+    document, seconds = ingest(room, "hostile.pdf", data)
+    assert document.status == DocumentStatus.FAILED
+    assert "Extraction stopped after 3 s" in document.status_reason
+    assert "LEXROOM_EXTRACT_SECONDS" in document.status_reason
+    assert seconds < 3 + STARTUP_SECONDS + 2
+    assert document.text == ""
+    with default_storage.open(document.original, "rb") as original:
+        assert original.read() == data
+
+
+def test_one_endless_page_is_killed_at_the_deadline():
+    # One page of ~35 s: the meter, between pages, never gets a say; the process is killed.
+    data = hostile_pdf(pages=1, operators=1_000_000)
+    started = time.monotonic()
+    with pytest.raises(parsing.LimitReached) as stopped:
+        parsing.parse_isolated(
+            "endless.pdf", data, limits=parsing.Limits(seconds=2), memory_mb=1024
+        )
+    assert stopped.value.limit == "seconds"
+    assert time.monotonic() - started < 2 + STARTUP_SECONDS + 2
+
+
+def test_normal_pdf_still_ingests_with_its_pages(room: Room):
+    document, _ = ingest(room, "contrat.pdf", contract_pdf())
+    assert document.status != DocumentStatus.FAILED, document.status_reason
+    assert "Article 2 - Dur" in document.text
+    assert len(document.page_starts) == 3
+
+
+def test_page_limit_refuses_before_any_page_is_read(room: Room, settings):
+    settings.LEXROOM_EXTRACT_MAX_PAGES = 10
+    # 30 pages of ~3.5 s each: refused on the declared count, before the first is read.
+    document, seconds = ingest(room, "long.pdf", hostile_pdf(pages=30, operators=100_000))
+    assert document.status == DocumentStatus.FAILED
+    assert "30 pages, more than the 10 allowed" in document.status_reason
+    assert "LEXROOM_EXTRACT_MAX_PAGES" in document.status_reason
+    assert seconds < 3 + STARTUP_SECONDS
+
+
+def test_character_limit_stops_reading_at_the_first_page_past_it(room: Room, settings):
+    settings.LEXROOM_MAX_DOCUMENT_CHARS = 1000
+    # 200 pages of 20,000 characters (~0.5 s each): stopped after the first, not the 200th.
+    document, seconds = ingest(room, "big.pdf", hostile_pdf(pages=200, operators=20_000))
+    assert document.status == DocumentStatus.FAILED
+    assert "20,000 characters, more than the 1,000 allowed" in document.status_reason
+    assert "LEXROOM_MAX_DOCUMENT_CHARS" in document.status_reason
+    assert seconds < 15
+
+
+def test_memory_limit_stops_a_docx_bomb_and_names_its_setting(room: Room, settings):
+    settings.LEXROOM_EXTRACT_MEMORY_MB = 300
+    # Its XML alone is more than the limit: the reading runs out of memory, not the worker.
+    data = docx_bomb(megabytes=400)
+    assert len(data) < 2 * 1024 * 1024
+    document, _ = ingest(room, "bomb.docx", data)
+    assert document.status == DocumentStatus.FAILED
+    assert "more than 300 MB of memory" in document.status_reason
+    assert "LEXROOM_EXTRACT_MEMORY_MB" in document.status_reason
+
+
+def test_html_reading_stops_at_the_character_limit_slice_by_slice():
+    html = ("<p>" + "mot " * 1_000_000 + "</p>") * 3  # 12 million characters of text
+    with pytest.raises(parsing.LimitReached) as stopped:
+        parsing.parse_document("page.html", html.encode(), limits=parsing.Limits(max_chars=1000))
+    assert stopped.value.limit == "chars"
+    assert stopped.value.count < 2_000_000  # the first slice of the page, not all of it
+
+
+def test_docx_reading_stops_at_the_character_limit_block_by_block():
+    document = docx.Document()
+    for _ in range(2000):
+        document.add_paragraph("clause " * 100)
+    out = io.BytesIO()
+    document.save(out)
+    with pytest.raises(parsing.LimitReached) as stopped:
+        parsing.parse_document("c.docx", out.getvalue(), limits=parsing.Limits(max_chars=5000))
+    assert stopped.value.limit == "chars"
+    assert stopped.value.count < 6000
+
+
+def test_text_over_the_page_limit_is_refused():
+    with pytest.raises(parsing.LimitReached) as stopped:
+        parsing.parse_document("c.txt", b"page\f" * 50, limits=parsing.Limits(max_pages=10))
+    assert (stopped.value.limit, stopped.value.count) == ("pages", 51)
+
+
+def test_hostile_archive_member_fails_and_its_neighbour_is_read(room: Room, settings):
+    settings.LEXROOM_EXTRACT_SECONDS = 3
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as members:
+        members.writestr("hostile.pdf", hostile_pdf(pages=30, operators=100_000))
+        members.writestr("contrat.txt", CONTRACT)
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        results = store_named(
+            workspace=room.workspace, name="deal.zip", data=archive.getvalue(), user=room.owner
+        )
+        processed = {
+            result.name: document_process(
+                workspace_id=room.workspace.pk, document_id=result.document.pk
+            )
+            for result in results
+            if result.document is not None
+        }
+    assert processed["deal.zip/hostile.pdf"].status == DocumentStatus.FAILED
+    assert "LEXROOM_EXTRACT_SECONDS" in processed["deal.zip/hostile.pdf"].status_reason
+    assert processed["deal.zip/contrat.txt"].status != DocumentStatus.FAILED
+    assert "Article 2" in processed["deal.zip/contrat.txt"].text
+
+
+def test_refusals_inside_the_child_speak_the_callers_language():
+    broken = b"%PDF-1.7\n" + bytes(range(256)) * 20
+    with translation.override("fr"):
+        with pytest.raises(parsing.ParseError) as in_child:
+            parsing.parse_isolated(
+                "cassé.pdf", broken, limits=parsing.Limits(seconds=30), memory_mb=1024
+            )
+        with pytest.raises(parsing.ParseError) as here:
+            parsing.parse_document("cassé.pdf", broken)
+    assert in_child.value.code == "corrupt"
+    assert in_child.value.message == here.value.message
+    assert "le PDF est illisible" in in_child.value.message
