@@ -32,6 +32,7 @@ from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Chunk, Document, DocumentLink, DuplicateGroup, Entity
 from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store
+from search.models import SearchAdapter
 from tests.conftest import Room
 from tests.factories import UserFactory
 from tests.sources.factories import import_demo
@@ -119,6 +120,10 @@ TOOL_RATE = outcome(
 )  # fmt: skip
 # The search page's rating buttons (a form post, back to the search): any member.
 PAGE_RATE = outcome("login", members="302", strangers="404")
+# The firm's search adapter review: the firm's admins only; any other session the 404 of a
+# missing page (the forms: back to the page).
+PAGE_FIRM_ADMIN = outcome("login", sessions="404", firm_admin="200")
+PAGE_FIRM_ADMIN_POST = outcome("login", sessions="404", firm_admin="302")
 # Scanning and reviewing flags: editors and owners (a firm admin too); never a read-only token.
 TOOL_EDITOR_WRITE = outcome(
     "200", anonymous="401", viewer="403", strangers="404", token_ro="403", token_other_ws="404",
@@ -174,6 +179,9 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/documents/<str:ref>/original/": PAGE_MEMBER,  # a download, same check
     "w/<slug:slug>/search/": PAGE_MEMBER,
     "w/<slug:slug>/search/rate/": PAGE_RATE,  # the POST; its GET is a 405
+    "search/learning/": PAGE_FIRM_ADMIN,
+    "search/learning/<int:adapter_id>/approve/": PAGE_FIRM_ADMIN_POST,  # POST; GET a 405
+    "search/learning/rollback/": PAGE_FIRM_ADMIN_POST,  # POST; GET a 405
     "w/<slug:slug>/chat/": PAGE_MEMBER,
     "w/<slug:slug>/chat/ask/": PAGE_ASK,  # the POST (queued for the worker); GET is a 405
     "w/<slug:slug>/chat/<int:conversation_id>/": PAGE_OWNER_ONLY,
@@ -287,6 +295,8 @@ POSTS = {
     "w/<slug:slug>/documents/upload/",
     "api/workspaces/<slug:slug>/documents/upload/",
     "w/<slug:slug>/search/rate/",
+    "search/learning/<int:adapter_id>/approve/",
+    "search/learning/rollback/",
     "w/<slug:slug>/chat/ask/",
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/",
     "w/<slug:slug>/flags/scan/",
@@ -296,6 +306,8 @@ POSTS = {
 # Form posts (the others upload a file).
 FORMS = {
     "w/<slug:slug>/search/rate/": {"q": "loyer", "chunk_id": "<chunk>", "relevant": "1"},
+    "search/learning/<int:adapter_id>/approve/": {},
+    "search/learning/rollback/": {},
     "w/<slug:slug>/chat/ask/": {"question": "Quel loyer ?", "mode": "retrieval_only"},
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/": {"approve": "1"},
     "w/<slug:slug>/flags/scan/": {},
@@ -400,6 +412,11 @@ def world(room: Room) -> World:
         )  # fmt: skip
     assert entity is not None and event is not None and chunk is not None
     flag = _a_flag(room, document, chunk)
+    # A candidate adapter of the firm, for a model no search uses (approving it changes none).
+    adapter = SearchAdapter.objects.create(
+        firm=room.firm, embedding_model="matrix-test", dimension=2, weights=bytes(16),
+        judgments=0, queries=0,
+    )  # fmt: skip
     import_demo()  # an invented code, for the codes' pages and tools
     # Install-wide rows only superusers may see (existing, so the admin checks permissions).
     group = Group.objects.create(name="Partners")
@@ -428,6 +445,7 @@ def world(room: Room) -> World:
         "conversation": conversation.pk,
         "turn": turn.pk,
         "flag": flag.pk,
+        "adapter": adapter.pk,
         "compliance/playbook": flag.rule.playbook_id,
     }
     return World(room, clients, raw, objects, batch.pk)
@@ -467,6 +485,7 @@ def concrete_url(route: str, world: World, *, slug: str = "deal-alpha") -> str:
         "<int:playbook_id>": str(world.objects["compliance/playbook"]),
         "<int:turn_id>": str(world.objects["turn"]),
         "<int:flag_id>": str(world.objects["flag"]),
+        "<int:adapter_id>": str(world.objects["adapter"]),
         "<str:code>": "code-des-essais",
         "<str:number>": "L101-1",
     }
