@@ -4,8 +4,12 @@ critical violations), in French and in English, and the English pages as a viewe
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
+from documents.embeddings import embedding_model_name
+from search.models import SearchAdapter
 from tests.browser.conftest import axe_check, log_in
+from tests.factories import UserFactory
 from workspaces.tokens import token_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -34,6 +38,26 @@ def test_the_remaining_pages_have_no_serious_accessibility_violation(page, room,
         page.goto(path)
         assert page.locator("html").get_attribute("lang") == language
         axe_check(page)
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_the_search_learning_page_has_no_serious_accessibility_violation(page, room, language):
+    """A firm admin's review page, with an adapter in use and a candidate to approve."""
+    admin = UserFactory(
+        firm=room.firm, email="admin@alpha.test", is_firm_admin=True, language=language
+    )
+    for approved_at in (timezone.now(), None):
+        SearchAdapter.objects.create(
+            firm=room.firm, embedding_model=embedding_model_name(), dimension=2,
+            weights=bytes(16), judgments=32, queries=16, approved_at=approved_at,
+            metrics={"held_out_ndcg@10_before": 0.5, "held_out_ndcg@10_after": 0.6,
+                     "raters": [{"user_id": room.viewer.pk, "judgments": 24, "used": 8}]},
+        )  # fmt: skip
+    log_in(page, admin.email)
+    page.goto("/search/learning/")
+    assert page.locator("html").get_attribute("lang") == language
+    assert page.locator("form[action$='/approve/'] button").count() == 1
+    axe_check(page)
 
 
 def test_a_viewer_sees_the_dashboard_without_upload_and_it_is_accessible(page, room):
