@@ -31,9 +31,10 @@ install: $(VENV)/.installed
 	  '# Local defaults written by `make run` (git-ignored); the environment wins over them.' \
 	  'DEBUG=1' \
 	  "SECRET_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+	  "LEXROOM_BACKUP_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(32))')" \
 	  'LEXROOM_EMBEDDING_MODEL=auto' \
 	  'HF_HUB_OFFLINE=1' > $@
-	@echo "Wrote .env (DEBUG=1, a new SECRET_KEY, the embedding model chosen for this machine, offline)."
+	@echo "Wrote .env (DEBUG=1, a new SECRET_KEY and LEXROOM_BACKUP_KEY, the embedding model chosen for this machine, offline)."
 
 # `exec`: the SIGTERM make passes on to its recipe reaches bin/serve, not a shell that drops it.
 run: install .env

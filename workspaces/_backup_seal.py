@@ -191,6 +191,7 @@ class DecryptingReader:
         self._aead = _archive_key(secret, header[len(MAGIC) : len(MAGIC) + _SALT])
         self._raw = raw
         self._buffer = b""
+        self._offset = 0
         self._number = 0
         self._done = False
 
@@ -204,6 +205,7 @@ class DecryptingReader:
         sealed = self._raw.read(size)
         try:
             self._buffer = self._aead.decrypt(_nonce(self._number, last), sealed, self._header)
+            self._offset = 0
         except InvalidTag:
             raise BackupError(
                 _("The encrypted archive was altered or damaged (record %(number)d).")
@@ -220,19 +222,22 @@ class DecryptingReader:
         stream cut after it must still be refused."""
         while not self._done:
             self._next_record()
-        self._buffer = b""
+        self._buffer, self._offset = b"", 0
 
     def read(self, size: int = -1) -> bytes:
+        # An offset into the record rather than slicing it: tarfile reads 10 KiB at a time,
+        # and cutting the rest of a 1 MiB record on every read would copy it a hundred times.
         parts: list[bytes] = []
         wanted = size if size >= 0 else None
         while wanted is None or wanted > 0:
-            if not self._buffer:
+            if self._offset >= len(self._buffer):
                 if self._done:
                     break
                 self._next_record()
                 continue
-            take = self._buffer if wanted is None else self._buffer[:wanted]
-            self._buffer = self._buffer[len(take) :]
+            end = len(self._buffer) if wanted is None else self._offset + wanted
+            take = self._buffer[self._offset : end]
+            self._offset += len(take)
             parts.append(take)
             if wanted is not None:
                 wanted -= len(take)
