@@ -22,7 +22,7 @@ import pydantic
 from django.conf import settings
 from django.utils.translation import gettext
 
-from documents.llm import LlmUnavailable, response_error_message, unreachable_message
+from documents.llm import LlmUnavailable, response_error_message, shown_url, unreachable_message
 
 TokenSink = Callable[[str], None]
 # How long a model's capabilities are trusted before /api/show is asked again.
@@ -205,7 +205,7 @@ class OllamaChat:
         if isinstance(exc, ValueError | pydantic.ValidationError | json.JSONDecodeError):
             return LlmUnavailable(
                 gettext("The server at %(url)s does not answer as Ollama does.")
-                % {"url": self.host}
+                % {"url": shown_url(self.host)}
             )
         raise exc
 

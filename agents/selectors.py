@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from agents.llm import cost_of
 from agents.models import Conversation, TraceStep, Turn
 from documents.models import Chunk, Document
-from workspaces.models import Membership, Role, User, Workspace
+from workspaces.models import Firm, Membership, Role, User, Workspace
 
 
 class ConversationNotFound(Http404):
@@ -91,6 +91,16 @@ def workspace_owner_names(*, workspace: Workspace) -> list[str]:
     """Who to escalate to: the workspace's owners, by name (else email)."""
     owners = Membership.objects.filter(workspace=workspace, role=Role.OWNER).select_related("user")
     return [m.user.get_full_name() or m.user.email for m in owners.order_by("user__email")]
+
+
+def external_sites_allowed(*, workspace: Workspace) -> bool:
+    """Whether the workspace's firm lets the agent query public sites (the case law)."""
+    allowed = (
+        Firm.objects.filter(pk=workspace.firm_id)
+        .values_list("agent_external_sites", flat=True)
+        .first()
+    )
+    return bool(allowed)  # a firm that cannot be read: nothing leaves
 
 
 def turn_report(*, turn: Turn, steps: list[TraceStep]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.utils.translation import gettext
 
 from documents.embeddings import ResidentModel, embedding_model_name, pick_device, resident_models
-from documents.llm import llm_client
+from documents.llm import llm_client, shown_url
 
 # Asking Ollama can fail as HTTP, as a refusal, or with a server that does not speak Ollama.
 OLLAMA_ERRORS = (ollama.ResponseError, httpx.HTTPError, ConnectionError, ValueError,
@@ -33,7 +33,7 @@ class ConfiguredModel(pydantic.BaseModel):
 
 
 class OllamaStatus(pydantic.BaseModel):
-    url: str
+    url: str  # as shown: no credentials (documents.llm.shown_url)
     reachable: bool = False
     error: str = ""
     version: str = ""
@@ -83,7 +83,7 @@ def llm_status() -> LlmStatus:
 
 def _ollama_status() -> OllamaStatus:
     client = llm_client()
-    status = OllamaStatus(url=settings.OLLAMA_URL)
+    status = OllamaStatus(url=shown_url(settings.OLLAMA_URL))
     main, fast = settings.LEXROOM_LLM_MODEL, settings.LEXROOM_LLM_FAST_MODEL
     status.configured = [ConfiguredModel(setting="LEXROOM_LLM_MODEL", name=main)]
     if fast and fast != main:  # empty: the main model plans too
@@ -162,9 +162,9 @@ def _failure(exc: Exception, *, model: str = "") -> str:
         return gettext(
             "Ollama is not reachable at %(url)s (%(why)s): start it (ollama serve) or set "
             "OLLAMA_URL."
-        ) % {"url": settings.OLLAMA_URL, "why": type(exc).__name__}
+        ) % {"url": shown_url(settings.OLLAMA_URL), "why": type(exc).__name__}
     return gettext("The server at %(url)s does not answer as Ollama does.") % {
-        "url": settings.OLLAMA_URL
+        "url": shown_url(settings.OLLAMA_URL)
     }
 
 

@@ -399,6 +399,20 @@ LEXROOM_AGENT_MAX_STEPS = env_int("LEXROOM_AGENT_MAX_STEPS", 4, minimum=1)
 LEXROOM_AGENT_MAX_SOURCES = env_int("LEXROOM_AGENT_MAX_SOURCES", 30, minimum=1)
 # Earlier questions and answers of the conversation given to the model.
 LEXROOM_AGENT_HISTORY_TURNS = env_int("LEXROOM_AGENT_HISTORY_TURNS", 3, minimum=0)
+# Tool calls the agent runs per model reply and per answer; calls past them are not run, and
+# the model is told so (one reply once asked 120 case-law searches).
+LEXROOM_AGENT_TOOL_CALLS_PER_REPLY = env_int("LEXROOM_AGENT_TOOL_CALLS_PER_REPLY", 4, minimum=1)
+LEXROOM_AGENT_TOOL_CALLS_PER_ANSWER = env_int("LEXROOM_AGENT_TOOL_CALLS_PER_ANSWER", 12, minimum=1)
+# What the agent may send to a public site: a short query, never a passage it has read.
+LEXROOM_AGENT_EXTERNAL_QUERY_WORDS = env_int("LEXROOM_AGENT_EXTERNAL_QUERY_WORDS", 12, minimum=1)
+LEXROOM_AGENT_EXTERNAL_QUERY_CHARS = env_int("LEXROOM_AGENT_EXTERNAL_QUERY_CHARS", 120, minimum=1)
+# Hosts an answer may link to (and their subdomains); relative links to the app are kept.
+# Any other link loses its address, and images are dropped (a client that renders them would
+# fetch them, sending what the address holds).
+LEXROOM_ANSWER_LINK_HOSTS = env_list(
+    "LEXROOM_ANSWER_LINK_HOSTS",
+    ["legifrance.gouv.fr", "conseil-etat.fr", "justice-administrative.fr", "courdecassation.fr"],
+)
 # Contracts a filter-only search may list for one answer (pages are fetched up to this).
 LEXROOM_AGENT_MAX_LISTED = env_int("LEXROOM_AGENT_MAX_LISTED", 200, minimum=1)
 # Questions a member may ask per minute (each one costs minutes of the firm's GPU); 0: no limit.

@@ -8,9 +8,11 @@ system prompt, and ask for a JSON answer checked against a schema before it is u
 from __future__ import annotations
 
 import json
+import re
 import time
 from functools import cache
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 import ollama
@@ -74,7 +76,7 @@ def chat_json(
     except (ValueError, pydantic.ValidationError) as exc:  # not Ollama's protocol (a proxy?)
         raise LlmUnavailable(
             gettext("The server at %(url)s does not answer as Ollama does.")
-            % {"url": settings.OLLAMA_URL}
+            % {"url": shown_url(settings.OLLAMA_URL)}
         ) from exc
     return _parsed("".join(content), schema)
 
@@ -82,7 +84,29 @@ def chat_json(
 def unreachable_message(exc: Exception) -> str:
     return gettext(
         "Ollama is not reachable at %(url)s (%(why)s): start it (ollama serve) or set OLLAMA_URL."
-    ) % {"url": settings.OLLAMA_URL, "why": type(exc).__name__}
+    ) % {"url": shown_url(settings.OLLAMA_URL), "why": type(exc).__name__}
+
+
+# Query parameters whose value is a credential (an API key behind a proxy, a signed URL).
+_SECRET_PARAM = re.compile(r"key|token|secret|pass|pwd|auth|sig|cred|session", re.IGNORECASE)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a page, a message or a log may show it: without ``user:password@`` and with
+    the values of credential-like query parameters masked (an ``OLLAMA_URL`` through an
+    authenticating proxy holds its password; a turn's error is read by every member)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "(OLLAMA_URL)"  # not an address one can show safely in part
+    host = parts.hostname or ""
+    netloc = (f"[{host}]" if ":" in host else host) + (f":{port}" if port else "")
+    query = urlencode(
+        [(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in parse_qsl(parts.query, True)],
+        safe="*",
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 
 def response_error_message(model: str, exc: ollama.ResponseError) -> str:

@@ -170,7 +170,8 @@ ROUTES: dict[str, dict[str, str]] = {
     "tokens/": PAGE_ANY_USER,  # the user's own tokens; a bearer token is no credential here
     "tokens/<int:token_id>/revoke/": PAGE_OWNER_ONLY,  # GET: the confirmation page
     "language/": POST_ONLY,  # a POST form; GET is refused
-    "llm/": PAGE_ANY_USER,  # model status: model names and the Ollama address, no tenant data
+    # Model status (models, the Ollama address without credentials): firm admins only.
+    "llm/": outcome("login", sessions="403", firm_admin="200"),
     "w/<slug:slug>/documents/": PAGE_MEMBER,
     "w/<slug:slug>/documents/upload/": PAGE_UPLOAD,  # the POST; its GET: test_upload_page.py
     # An upload's progress: any member (it names files and documents they may read anyway).

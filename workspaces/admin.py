@@ -214,7 +214,7 @@ class AuditedAdmin(FirmScopedAdmin):
 @admin.register(Firm)
 class FirmAdmin(AuditedAdmin):
     firm_path = "id"
-    list_display = ("name", "language", "created_at")
+    list_display = ("name", "language", "agent_external_sites", "created_at")
     readonly_fields = ("created_at",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:

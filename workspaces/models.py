@@ -29,6 +29,16 @@ class Firm(models.Model):
             "install's (LANGUAGE_CODE, French by default)."
         ),
     )
+    # The case-law tools send the agent's queries to public sites (the Conseil d'État's, the
+    # open data's): a firm whose questions must not leave the machine turns them off.
+    agent_external_sites = models.BooleanField(
+        _("agent may query public sites"),
+        default=True,
+        help_text=_(
+            "The chat agent may search public case-law sites (Conseil d'État, open data) with "
+            "short queries built from the question. Off: nothing the agent does leaves the server."
+        ),
+    )
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:

@@ -11,8 +11,10 @@ from agents.chat._loop import Emit, drive, new_run, start
 from agents.chat._tools import Caller
 from agents.llm import ChatModel, chat_model
 from agents.models import Turn, TurnStatus
+from agents.selectors import external_sites_allowed
 from agents.services import turn_claim
 from workspaces.models import PersonalToken, User
+from workspaces.tenancy import workspace_scope
 
 __all__ = ["Emit", "run_turn"]
 
@@ -37,7 +39,10 @@ def run_turn(
     if not turn_claim(turn=turn, statuses=(TurnStatus.PENDING,)):
         emit("error", {"message": _busy()})
         return turn
-    caller = Caller(user=user, workspace=turn.workspace, token=token, question=turn.question)
+    with workspace_scope(turn.workspace):
+        external = external_sites_allowed(workspace=turn.workspace)
+    caller = Caller(user=user, workspace=turn.workspace, token=token, question=turn.question,
+                    external_sites=external)  # fmt: skip
     run = new_run(turn, caller, llm or chat_model(), emit)
     state = dict(turn.state or {})
     decision, pending = state.get("decision"), state.get("pending")

@@ -33,15 +33,20 @@ CONFIDENCES = ("high", "medium", "abstain")
 # A source number has at most 9 digits: a longer run is no citation (and int() of thousands
 # of digits raises).
 _CITATION = re.compile(r"\[(\d{1,9}(?:\s*[,;]\s*\d{1,9})*)\]")
-# Quoted words the code checks against the cited text, in any of the usual marks: French
-# (double and single guillemets), English (double and single curly), German (low-high) and
-# straight double quotes.
+# Quoted words the code checks against the cited text, in any of the usual marks, with or
+# without inner spaces: French (double and single guillemets, and "<<" ">>"), English (double
+# and single curly), German (low-high), straight double and single quotes. A straight or
+# curly single quote opens only after a non-letter and closes only before one, so the
+# apostrophes of "l'article" or "aujourd\u2019hui" quote nothing.
 _QUOTE = re.compile(
-    "«\\s*([^»]{4,}?)\\s*»|\u2039\\s*([^\u203a]{4,}?)\\s*\u203a"
-    "|[\u201c\u201e]([^\u201c\u201d]{4,}?)[\u201c\u201d]|\u2018([^\u2019]{4,}?)\u2019"
-    '|"([^"]{4,}?)"'
+    "\u00ab\\s*([^\u00bb]+?)\\s*\u00bb|\u2039\\s*([^\u203a]+?)\\s*\u203a|<<\\s*([^>]+?)\\s*>>"
+    "|[\u201c\u201e\u201d]\\s*([^\u201c\u201d\u201e]+?)\\s*[\u201c\u201d]"
+    "|(?<!\\w)[\u2018\u2019'](?=\\S)([^\\n]+?)(?<=\\S)[\u2019'](?!\\w)"
+    '|"\\s*([^"]+?)\\s*"'
 )
-MIN_QUOTE_WORDS = 3  # shorter quotes are names and terms, not passages
+# A quote as short as a term is checked too: a one-word quote the cited text lacks is as
+# made up as a sentence.
+MIN_QUOTE_CHARS = 2
 
 
 class DraftRejected(Exception):
@@ -197,7 +202,7 @@ def verify_quotes(text: str, stored: list[str]) -> tuple[str, QuoteCheck]:
 
     def replace(match: re.Match[str]) -> str:
         quote = next(group for group in match.groups() if group is not None)
-        if len(quote.split()) < MIN_QUOTE_WORDS:
+        if len(quote.strip()) < MIN_QUOTE_CHARS:
             return match.group(0)
         if any(quote in passage for passage in stored):
             check.verified.append(quote)

@@ -19,6 +19,7 @@ from agents.chat._answer import (
     verify_quotes,
     without_citations,
 )
+from agents.chat._links import safe_links
 from agents.chat._sources import Source, SourceBook
 from agents.selectors import cited_texts, existing_citations, workspace_owner_names
 from sources.caselaw import decision_texts
@@ -92,10 +93,22 @@ def _dangling(workspace: Workspace, book: SourceBook, numbers: list[int]) -> lis
     ]
 
 
+def safe_draft(draft: Draft) -> tuple[Draft, int]:
+    """The draft's texts without images or links to hosts off the allow-list (every surface
+    shows what is stored: the page, the events, MCP, REST and the command), and how many
+    were taken out."""
+    answer, in_answer = safe_links(draft.answer)
+    missing, in_missing = safe_links(draft.missing)
+    escalate_to, in_escalation = safe_links(draft.escalate_to)
+    removed = in_answer.total + in_missing.total + in_escalation.total
+    return replace(draft, answer=answer, missing=missing, escalate_to=escalate_to), removed
+
+
 def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, Any]:
     """The answer as stored and shown, with the checks the code made on the way."""
+    draft, links_removed = safe_draft(draft)
     dangling = _dangling(workspace, book, cited_numbers(draft))
-    checks: dict[str, Any] = {"dangling_citations": dangling}
+    checks: dict[str, Any] = {"dangling_citations": dangling, "links_removed": links_removed}
     if dangling:
         # Gone since the tool read them (re-ingested, deleted): not cited, not shown; an
         # answer left citing nothing is no answer the documents back.
@@ -119,6 +132,9 @@ def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, An
     stored += decision_texts(s.decision_id for s in cited if s.decision_id is not None)
     text, quotes = verify_quotes(draft.answer, stored)
     checks["quotes"] = asdict(quotes)
+    confidence = draft.confidence
+    if quotes.removed and confidence == "high":
+        confidence = "medium"  # it put words in a document's mouth: not shown as certain
     gaps = listing_gaps(draft, book)
     checks["listing_completed_by_code"] = gaps
     if gaps:
@@ -127,7 +143,7 @@ def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, An
         "answer": substituted(text, book),
         "segments": segments(text, book),
         "citations": resolved(workspace, book, numbers),
-        "confidence": draft.confidence,
+        "confidence": confidence,
         "missing": draft.missing or None,
         "escalate_to": draft.escalate_to or None,
         "checks": checks,

@@ -22,8 +22,10 @@ from django.utils.translation import gettext
 
 from agents.chat import _prompts
 from agents.chat._answer import DRAFT_SCHEMA, Draft, DraftRejected, check_draft, parse_draft
-from agents.chat._finish import abstention, finish, resolved
-from agents.chat._sources import SourceBook
+from agents.chat._egress import PUBLIC_TOOLS, answer_refusal, external_refusal, reply_refusal
+from agents.chat._finish import abstention, finish, resolved, safe_draft
+from agents.chat._links import SafeStream
+from agents.chat._sources import SourceBook, tool_message
 from agents.chat._stream import AnswerStream
 from agents.chat._tools import (
     Caller,
@@ -60,6 +62,7 @@ class Run:
     steps: int = 0  # model turns with tools so far
     position: int = 0  # trace steps written
     queue: list[dict[str, Any]] = field(default_factory=list)  # calls after a paused one
+    tool_calls: int = 0  # calls run for this answer (LEXROOM_AGENT_TOOL_CALLS_PER_ANSWER)
 
     def record(self, kind: str, name: str, *, reply: LlmReply | None = None, **fields: Any) -> None:
         self.position += 1
@@ -75,7 +78,8 @@ class Run:
 
     def state(self, **extra: Any) -> dict[str, Any]:
         return {"messages": self.messages, "book": self.book.as_state(), "steps": self.steps,
-                "position": self.position, "queue": self.queue, **extra}  # fmt: skip
+                "position": self.position, "queue": self.queue, "tool_calls": self.tool_calls,
+                **extra}  # fmt: skip
 
 
 def new_run(turn: Turn, caller: Caller, llm: ChatModel, emit: Emit) -> Run:
@@ -85,6 +89,7 @@ def new_run(turn: Turn, caller: Caller, llm: ChatModel, emit: Emit) -> Run:
     run = Run(turn, caller, llm, emit, book, list(state.get("messages", [])))
     run.steps, run.position = int(state.get("steps", 0)), trace_next_position(turn)
     run.queue = list(state.get("queue", []))
+    run.tool_calls = int(state.get("tool_calls", 0))
     return run
 
 
@@ -124,6 +129,7 @@ def _require_tools(run: Run, model: str) -> None:
 
 def _execute(run: Run, call: dict[str, Any]) -> None:
     name, proposed = str(call["name"]), dict(call.get("arguments") or {})
+    run.tool_calls += 1
     run.emit("tool_call", {"name": name, "arguments": proposed})
     started = time.perf_counter()
     outcome = run_tool(run.caller, run.book, name, proposed)
@@ -135,8 +141,41 @@ def _execute(run: Run, call: dict[str, Any]) -> None:
     run.messages.append({"role": "tool", "tool_name": name, "content": outcome.message})
 
 
+def _refusal(run: Run, call: dict[str, Any]) -> dict[str, Any] | None:
+    """Why the call may not run (the reply's or the answer's cap, what may leave the server)."""
+    # Only what the tools read of the firm's documents counts as copied: the codes and the
+    # case law are public.
+    read = (m["content"] for m in run.messages
+            if m.get("role") == "tool" and m.get("tool_name") not in PUBLIC_TOOLS)  # fmt: skip
+    return (
+        reply_refusal(int(call.get("position", 0)))
+        or answer_refusal(run.tool_calls)
+        or external_refusal(
+            str(call["name"]),
+            dict(call.get("arguments") or {}),
+            allowed=run.caller.external_sites,
+            read=read,
+        )
+    )
+
+
+def _refuse(run: Run, call: dict[str, Any], refusal: dict[str, Any]) -> None:
+    """The call is not run: the trace shows it, the model reads why."""
+    name, proposed = str(call["name"]), dict(call.get("arguments") or {})
+    summary = {"count": None, "excluded": 0, "error": refusal["error"]}
+    run.record("refused", name, arguments={"proposed": proposed}, summary=summary,
+               error=refusal["error"])  # fmt: skip
+    run.emit("tool_result", {"name": name, **summary})
+    run.messages.append({"role": "tool", "tool_name": name,
+                         "content": tool_message(name, refusal)})  # fmt: skip
+
+
 def _run_calls(run: Run, calls: list[dict[str, Any]]) -> None:
     for index, call in enumerate(calls):
+        refusal = _refusal(run, call)
+        if refusal is not None:
+            _refuse(run, call, refusal)
+            continue
         if needs_approval(run.caller, str(call["name"])):
             run.queue = calls[index + 1 :]
             raise Paused(call)
@@ -144,10 +183,14 @@ def _run_calls(run: Run, calls: list[dict[str, Any]]) -> None:
     run.queue = []
 
 
+def _budget_spent(run: Run) -> bool:
+    return run.tool_calls >= settings.LEXROOM_AGENT_TOOL_CALLS_PER_ANSWER
+
+
 def gather(run: Run) -> None:
     """Model turns with tools until the model stops calling them (or the steps run out)."""
-    schemas = tool_schemas()
-    while run.steps < settings.LEXROOM_AGENT_MAX_STEPS:
+    schemas = tool_schemas(external=run.caller.external_sites)
+    while run.steps < settings.LEXROOM_AGENT_MAX_STEPS and not _budget_spent(run):
         model = fast_model() if run.steps == 0 else main_model()
         _require_tools(run, model)
         reply = run.llm.chat(model=model, messages=run.messages, tools=schemas)
@@ -159,14 +202,18 @@ def gather(run: Run) -> None:
         if not calls:
             return
         run.messages.append(reply.message())
-        _run_calls(run, calls)
+        # Its place in the reply: calls past the per-reply cap are refused, not run.
+        _run_calls(run, [{**call, "position": i} for i, call in enumerate(calls)])
 
 
 def resume(run: Run, pending: dict[str, Any], decision: str) -> None:
     """Carry on from the call that waited: run it if approved, tell the model if refused."""
     run.record("approval", str(pending["name"]), arguments=pending.get("arguments") or {},
                summary={"decision": decision})  # fmt: skip
-    if decision == "approved":
+    refusal = _refusal(run, {**pending, "position": 0})
+    if decision == "approved" and refusal is not None:
+        _refuse(run, pending, refusal)  # the answer's calls ran out while it waited
+    elif decision == "approved":
         _execute(run, pending)
     else:
         refusal = {"error": "refused", "message": "The user refused this call; do not retry it."}
@@ -178,10 +225,19 @@ def resume(run: Run, pending: dict[str, Any], decision: str) -> None:
 def _drafted(run: Run, *, schema_model: str, attempt: int) -> LlmReply:
     if attempt:
         run.emit("token", {"reset": True})
-    stream = AnswerStream(lambda text: run.emit("token", {"text": text}))
+
+    # The draft as it is written, its images and outside links held back like the answer's.
+    def show(text: str, reset: bool) -> None:
+        if reset:
+            run.emit("token", {"reset": True})
+        run.emit("token", {"text": text})
+
+    shown = SafeStream(show)
+    stream = AnswerStream(shown.feed)
     reply = run.llm.chat(
         model=schema_model, messages=run.messages, schema=DRAFT_SCHEMA, on_token=stream.feed
     )
+    shown.flush()
     run.record("model", schema_model, reply=reply, summary={"draft": attempt + 1})
     return reply
 
@@ -244,12 +300,13 @@ def retrieval_only(run: Run) -> dict[str, Any]:
 
 
 def direct(run: Run) -> dict[str, Any]:
-    checked = draft(run, sourced=False)
+    checked, removed = safe_draft(draft(run, sourced=False))
     if checked.confidence == "high":
         checked.confidence = "medium"  # nothing backs it: never shown as certain
     return {"answer": checked.answer, "segments": [{"text": checked.answer}], "citations": [],
             "confidence": checked.confidence, "missing": checked.missing or None,
-            "escalate_to": checked.escalate_to or None, "unsourced": True}  # fmt: skip
+            "escalate_to": checked.escalate_to or None, "unsourced": True,
+            "checks": {"links_removed": removed}}  # fmt: skip
 
 
 def complete(run: Run) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from agents.chat._caselaw import CASE_LAW_TOOLS, case_law_view
+from agents.chat._egress import EXTERNAL_TOOLS
 from agents.chat._law import (
     AUTO_GRAPH_ARTICLES,
     AUTO_GRAPH_TEXT_CHARS,
@@ -38,22 +39,25 @@ from workspaces.models import PersonalToken, User, Workspace
 NOT_OFFERED = frozenset({"ask", "list_workspaces"})
 
 
-def agent_tools() -> list[Tool]:
+def agent_tools(*, external: bool = True) -> list[Tool]:
     """The workspace's tools, the French codes' and the case law's (public sources, the same
-    for every room)."""
+    for every room); without the case law's when ``external`` is off (the firm keeps the
+    agent's queries on the server)."""
     _load()
-    public = LAW_TOOLS | CASE_LAW_TOOLS
+    public = LAW_TOOLS | (CASE_LAW_TOOLS if external else frozenset())
     return [
         tool
         for name, tool in REGISTRY.items()
-        if name not in NOT_OFFERED and (tool.needs_workspace or name in public)
+        if name not in NOT_OFFERED
+        and (tool.needs_workspace or name in public)
+        and (external or name not in EXTERNAL_TOOLS)
     ]
 
 
-def tool_schemas() -> list[dict[str, Any]]:
+def tool_schemas(*, external: bool = True) -> list[dict[str, Any]]:
     """Ollama's tool format, from the registry's flattened schemas, without ``workspace``."""
     schemas = []
-    for tool in agent_tools():
+    for tool in agent_tools(external=external):
         parameters = copy.deepcopy(tool.definition()["inputSchema"])
         parameters.get("properties", {}).pop("workspace", None)
         if "required" in parameters:
@@ -88,6 +92,7 @@ class Caller:
     workspace: Workspace
     token: PersonalToken | None
     question: str
+    external_sites: bool = True  # the firm lets the agent query public sites
 
 
 def needs_approval(caller: Caller, name: str) -> bool:
@@ -137,8 +142,9 @@ def _search_all(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
 def run_tool(caller: Caller, book: SourceBook, name: str, proposed: dict[str, Any]) -> Outcome:
     """Run one call the model asked for; a refusal or a bad argument goes back to the model
     as the tool's result, with the allowed values, so that it can correct its call."""
-    if name not in {tool.name for tool in agent_tools()}:
-        offered = sorted(tool.name for tool in agent_tools())
+    offered_tools = agent_tools(external=caller.external_sites)
+    if name not in {tool.name for tool in offered_tools}:
+        offered = sorted(tool.name for tool in offered_tools)
         error = {"error": "unknown_tool", "message": f"No tool {name!r}.", "allowed": offered}
         return Outcome(tool_message(name, error), None, error="unknown_tool")
     arguments = arguments_as_run(caller, name, proposed if isinstance(proposed, dict) else {})

@@ -101,9 +101,9 @@ def test_ollama_down_is_said_in_words_and_exits_1(settings):
     assert report["problems"] == [report["ollama"]["error"]]
 
 
-def test_ollama_down_the_page_still_answers_with_the_reason(settings, viewer_client: Client):
+def test_ollama_down_the_page_still_answers_with_the_reason(settings, room: Room):
     settings.OLLAMA_URL = _closed_port_url()
-    response = viewer_client.get("/llm/")
+    response = _firm_admin_client(room).get("/llm/")
     page = response.content.decode()
     assert response.status_code == 200
     assert 'role="alert"' in page and "ollama serve" in page and settings.OLLAMA_URL in page
@@ -181,12 +181,16 @@ def test_resident_models_are_listed_and_the_status_loads_none(fake_ollama: FakeO
     assert embeddings.ResidentModel("embedding", encoder.name, "cpu") in resident
 
 
-def test_the_page_shows_version_and_models_to_any_signed_in_user(
-    fake_ollama: FakeOllama, room: Room
-):
+def _firm_admin_client(room: Room) -> Client:
+    room.outsider.is_firm_admin = True  # a member of no workspace: nothing of theirs is shown
+    room.outsider.save()
     client = Client()
-    client.force_login(room.outsider)  # a member of no workspace: nothing of theirs is shown
-    response = client.get("/llm/")
+    client.force_login(room.outsider)
+    return client
+
+
+def test_the_page_shows_version_and_models_to_a_firm_admin(fake_ollama: FakeOllama, room: Room):
+    response = _firm_admin_client(room).get("/llm/")
     page = response.content.decode()
     assert response.status_code == 200
     assert VERSION in page and "<code>qwen3:8b</code>" in page and "llama3.2:3b" in page
