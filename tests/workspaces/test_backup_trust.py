@@ -10,6 +10,8 @@ import hashlib
 import io
 import json
 import os
+import subprocess
+import sys
 import tarfile
 import threading
 from collections.abc import Callable, Iterator
@@ -270,3 +272,19 @@ def test_an_encrypted_archive_round_trips_and_is_unreadable_without_its_key(
     report = backup_restore(sealed, dbname=scratch, media_root=restored)
     assert report["encrypted"] is True
     assert (restored / "big.bin").read_bytes() == (media / "big.bin").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["LEXROOM_BACKUP_KEY", "LEXROOM_BACKUP_ENCRYPTION_KEY"])
+def test_a_short_backup_key_stops_start_up_naming_it(name: str):
+    env = {**os.environ, "DEBUG": "1", name: "short-key"}
+    env.pop(f"{name}_FILE", None)
+    result = subprocess.run(
+        [sys.executable, "-c", "import config.settings"],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert f"{name} must be at least 32 characters" in result.stderr
