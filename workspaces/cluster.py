@@ -143,8 +143,10 @@ class QuickStopSentinel(Sentinel):  # type: ignore[misc]  # django-q2 ships no t
         self.task_queue.cancel_join_thread()
         self.task_queue.close()
         self.result_queue.put("STOP")
+        # Not joined: a worker ended mid-write may hold the queue's lock; the monitor's wait
+        # below is the bound.
+        self.result_queue.cancel_join_thread()
         self.result_queue.close()
-        self.result_queue.join_thread()
         self._wait([self.monitor], until=time.monotonic() + MONITOR_STOP_SECONDS)
         self._end([self.monitor])
         try:
