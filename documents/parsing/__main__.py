@@ -8,8 +8,11 @@ messages speak the caller's language, and nothing else of the project is loaded.
 
 from __future__ import annotations
 
+import ctypes
 import json
+import os
 import resource
+import signal
 import sys
 import traceback
 from dataclasses import asdict
@@ -25,6 +28,18 @@ from documents.parsing._formats import ParseError
 from documents.parsing._isolated import EXIT_MEMORY
 
 MIB = 1 << 20
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """SIGKILL when the worker dies, even by SIGKILL (Linux): no orphan reads on."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the CPU limit still ends it
+        return
+    if os.getppid() != parent_pid:  # the worker died before prctl took effect
+        os._exit(1)
 
 
 def _limit_resources(header: dict[str, Any]) -> None:
@@ -64,6 +79,7 @@ def _answer(out: BinaryIO, header: dict[str, Any], data: bytes) -> None:
 
 def main() -> int:
     header = json.loads(sys.stdin.buffer.readline())
+    _die_with_parent(int(header["parent_pid"]))
     _limit_resources(header)
     _speak(header)
     data = sys.stdin.buffer.read()

@@ -47,6 +47,7 @@ def child_header(filename: str, limits: Limits, memory_mb: int) -> dict[str, Any
         "memory_mb": memory_mb,
         "cpu_seconds": math.ceil(limits.seconds or 0) + 1,
         "language": translation.get_language() or settings.LANGUAGE_CODE,
+        "parent_pid": os.getpid(),
         "locale_paths": [str(path) for path in settings.LOCALE_PATHS],
     }
 
@@ -85,6 +86,11 @@ def parse_isolated(filename: str, data: bytes, *, limits: Limits, memory_mb: int
             raise LimitReached(
                 filename=filename, limit="seconds", count=int(limits.seconds)
             ) from None
+        except BaseException:
+            # The worker is being stopped (a signal raised here): the child goes with it.
+            process.kill()
+            process.wait()
+            raise
     return _result(filename, limits, process.returncode, stdout, stderr)
 
 

@@ -8,9 +8,13 @@ a worker for minutes. Each test proves it stops at the limit, naming the setting
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import time
 import zipfile
 import zlib
+from pathlib import Path
 
 import docx
 import pytest
@@ -132,6 +136,54 @@ def test_one_endless_page_is_killed_at_the_deadline():
         )
     assert stopped.value.limit == "seconds"
     assert time.monotonic() - started < 2 + STARTUP_SECONDS + 2
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_the_child_dies_with_a_worker_killed_outright(tmp_path: Path):
+    (tmp_path / "endless.pdf").write_bytes(hostile_pdf(pages=1, operators=1_000_000))
+    worker_code = (
+        "import sys, django\n"
+        "from django.conf import settings\n"
+        "settings.configure(USE_I18N=False, INSTALLED_APPS=[])\n"
+        "django.setup()\n"
+        "from documents.parsing import Limits, parse_isolated\n"
+        "data = open(sys.argv[1], 'rb').read()\n"
+        "parse_isolated('endless.pdf', data, limits=Limits(seconds=60), memory_mb=1024)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(parsing.__file__).parents[2])}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", worker_code, str(tmp_path / "endless.pdf")], env=env
+    )
+    deadline = time.monotonic() + 20
+    while not (children := _children(worker.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert children, "the worker started no child"
+    worker.kill()  # SIGKILL: no Python code of the worker runs
+    worker.wait()
+    deadline = time.monotonic() + 5
+    while any(_alive(child) for child in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(child) for child in children)
 
 
 def test_normal_pdf_still_ingests_with_its_pages(room: Room):
