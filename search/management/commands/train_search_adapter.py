@@ -1,5 +1,6 @@
 """train_search_adapter --firm NAME [--dry-run] [--json]: learn the firm's query adapter from
-its members' relevance judgments (``rate_result``) and store it for the ranking."""
+its members' relevance judgments (``rate_result``) and store it as a candidate, which the
+ranking uses once a firm admin approves it (``/search/learning/``)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,10 @@ class Command(ModelCommand):
             return
         self.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))
         if report["stored"]:
-            message = gettext("Adapter stored: held-out nDCG@10 %(before).3f → %(after).3f.")
+            message = gettext(
+                "Candidate adapter stored: held-out nDCG@10 %(before).3f → %(after).3f. Search "
+                "uses it once a firm admin approves it (/search/learning/)."
+            )
             fit = report["fit"]
             values = {
                 "before": fit["held_out_ndcg@10_before"],
