@@ -6,6 +6,7 @@ conclusions and analysis, save it into a workspace. Session pages for any signed
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any, cast
 
 from django.contrib import messages
@@ -148,6 +149,7 @@ def case_law_page(request: HttpRequest) -> HttpResponse:
     date_from = _date_param(request, "date_from", errors)
     date_to = _date_param(request, "date_to", errors)
     result = None
+    retry_after = None
     if (form["q"] or form["case_number"]) and not errors:
         try:
             query = caselaw.query_checked(
@@ -158,9 +160,11 @@ def case_law_page(request: HttpRequest) -> HttpResponse:
                 date_to=date_to,
                 case_number=form["case_number"][:30],
             )
-            result = caselaw.case_law_search(query, offset=_offset(request), limit=CASE_RESULTS)
+            with caselaw.for_firm(firm_id=_user(request).firm_id):
+                result = caselaw.case_law_search(query, offset=_offset(request), limit=CASE_RESULTS)
         except caselaw.CaseLawError as exc:
             errors.append(exc.message)
+            retry_after = exc.retry_after
     context = {
         "page": "case_law",
         "form": form,
@@ -169,7 +173,17 @@ def case_law_page(request: HttpRequest) -> HttpResponse:
         "result": result,
         "errors": errors,
     }
-    return render(request, "sources/case_law.html", context)
+    response = render(request, "sources/case_law.html", context)
+    return _busy(response, retry_after)
+
+
+def _busy(response: HttpResponse, retry_after: float | None) -> HttpResponse:
+    """The page that says the firm's turns at the case-law sites are taken: a 429 with
+    Retry-After, so scripts and proxies know when to come back."""
+    if retry_after is not None:
+        response.status_code = 429
+        response["Retry-After"] = str(math.ceil(retry_after))
+    return response
 
 
 def _case_id(request: HttpRequest) -> str:
@@ -186,11 +200,12 @@ def _read_or_error(request: HttpRequest, read: Any, key: str, template: str) -> 
     decision_id = _case_id(request)
     context: dict[str, Any] = {"page": "case_law", "id": decision_id, "kind": key}
     try:
-        body = read(decision_id)
+        with caselaw.for_firm(firm_id=_user(request).firm_id):
+            body = read(decision_id)
     except caselaw.CaseLawError as exc:
         status = {"not_found": 404, "invalid_arguments": 400}.get(exc.kind, 502)
         context["error"] = exc.message
-        return render(request, template, context, status=status)
+        return _busy(render(request, template, context, status=status), exc.retry_after)
     context.update(item=body[key], warnings=body.get("warnings", []), cache=body["cache"])
     if key == "decision":
         context["save_to"] = [
@@ -241,12 +256,13 @@ def decision_save_view(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied(gettext("Saving a decision needs the editor role.")) from None
     try:
         caselaw.id_source(decision_id)
-        saved = decision_save(
-            workspace=workspace,
-            user=user,
-            decision_id=decision_id,
-            include_conclusions=request.POST.get("include_conclusions") == "1",
-        )
+        with caselaw.for_firm(firm_id=user.firm_id):
+            saved = decision_save(
+                workspace=workspace,
+                user=user,
+                decision_id=decision_id,
+                include_conclusions=request.POST.get("include_conclusions") == "1",
+            )
     except caselaw.CaseLawError as exc:
         messages.error(request, exc.message)
         return redirect(f"{reverse('sources:case_law')}")

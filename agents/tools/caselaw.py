@@ -23,6 +23,7 @@ from sources.caselaw import (
     case_law_search,
     conclusions_get,
     decision_get,
+    for_firm,
     query_checked,
 )
 from sources.caselaw._save import decision_save
@@ -164,6 +165,8 @@ class SaveDecisionResult(BaseModel):
 
 
 def _error(exc: CaseLawError) -> ToolError:
+    if exc.kind == "busy":  # the firm's turns at the sites are all taken: a 429 and when
+        return ToolError("rate_limited", exc.message, dict(exc.details), exc.retry_after)
     return ToolError(exc.kind, exc.message, dict(exc.details))
 
 
@@ -178,33 +181,38 @@ def _search(context: ToolContext, arguments: SearchCaseLawInput) -> dict[str, An
             case_number=arguments.case_number or "",
             courts=arguments.courts,
         )
-        result = case_law_search(query, offset=arguments.offset, limit=arguments.limit)
+        with for_firm(firm_id=context.user.firm_id):
+            result = case_law_search(query, offset=arguments.offset, limit=arguments.limit)
     except CaseLawError as exc:
         raise _error(exc) from None
     return SearchCaseLawResult.model_validate(result).model_dump(mode="json")
 
 
 def _read(
-    model: type[BaseModel], read: Callable[[str], dict[str, Any]], decision_id: str
+    context: ToolContext,
+    model: type[BaseModel],
+    read: Callable[[str], dict[str, Any]],
+    decision_id: str,
 ) -> dict[str, Any]:
     """One read by id (a decision, its conclusions, its analysis), as its output model."""
     try:
-        result = read(decision_id)
+        with for_firm(firm_id=context.user.firm_id):
+            result = read(decision_id)
     except CaseLawError as exc:
         raise _error(exc) from None
     return model.model_validate(result).model_dump(mode="json")
 
 
 def _get_decision(context: ToolContext, arguments: DecisionInput) -> dict[str, Any]:
-    return _read(DecisionResult, decision_get, arguments.id)
+    return _read(context, DecisionResult, decision_get, arguments.id)
 
 
 def _get_conclusions(context: ToolContext, arguments: DecisionInput) -> dict[str, Any]:
-    return _read(ConclusionsResult, conclusions_get, arguments.id)
+    return _read(context, ConclusionsResult, conclusions_get, arguments.id)
 
 
 def _get_analysis(context: ToolContext, arguments: DecisionInput) -> dict[str, Any]:
-    return _read(AnalysisResult, analysis_get, arguments.id)
+    return _read(context, AnalysisResult, analysis_get, arguments.id)
 
 
 def _save(context: ToolContext, arguments: SaveDecisionInput) -> dict[str, Any]:
@@ -212,12 +220,13 @@ def _save(context: ToolContext, arguments: SaveDecisionInput) -> dict[str, Any]:
     if workspace is None:  # pragma: no cover - needs_workspace: the registry resolved it
         raise ToolError("invalid_arguments", gettext("save_decision needs a workspace."))
     try:
-        saved = decision_save(
-            workspace=workspace,
-            user=context.user,
-            decision_id=arguments.id,
-            include_conclusions=arguments.include_conclusions,
-        )
+        with for_firm(firm_id=context.user.firm_id):
+            saved = decision_save(
+                workspace=workspace,
+                user=context.user,
+                decision_id=arguments.id,
+                include_conclusions=arguments.include_conclusions,
+            )
     except CaseLawError as exc:
         raise _error(exc) from None
     return SaveDecisionResult(

@@ -19,7 +19,7 @@ from sources.caselaw._documents import (
     download_url,
     id_source,
 )
-from sources.caselaw._http import CaseLawError
+from sources.caselaw._http import CaseLawError, for_firm
 from sources.caselaw._search import (
     CLASSES,
     JURISDICTIONS,
@@ -42,6 +42,7 @@ __all__ = [
     "decision_get",
     "decision_texts",
     "download_url",
+    "for_firm",
     "id_source",
     "query_checked",
 ]

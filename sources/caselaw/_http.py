@@ -3,9 +3,17 @@ persistent response cache in Postgres.
 
 The sites ask for 500 ms between requests. The spacing is counted from the end of one
 request to the start of the next, under a file lock per host, so every process of this
-machine (web, workers, MCP) shares it. A failure is an error that says so: offline, the site
-in trouble, or a format we no longer read; never an empty list that would read as "no case
-law". When the site fails and a cached answer exists, the cached answer is served with its age.
+machine (web, workers, MCP) shares it. Requests waiting for a host take turns by firm
+(:class:`_Turns`): one firm's many searches cannot starve another's, and a firm with
+``LEXROOM_CASELAW_QUEUE_PER_FIRM`` requests waiting is told "busy" with a Retry-After.
+
+The cache is the firm's own: its key names the firm (:func:`for_firm`), so whether an answer
+came from the cache, and its age, only ever tells a firm about its own searches (a shared
+entry would tell it, by its age or its speed, that another firm asked the same).
+
+A failure is an error that says so: offline, the site in trouble, or a format we no longer
+read; never an empty list that would read as "no case law". When the site fails and a cached
+answer exists, the cached answer is served with its age.
 """
 
 from __future__ import annotations
@@ -13,16 +21,23 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import hashlib
+import math
+import os
 import random
 import re
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx
 from django.conf import settings
+from django.db import connections
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -39,14 +54,40 @@ PURGE_ONE_IN = 100  # fetches: now and then, the answers older than any TTL go
 
 class CaseLawError(Exception):
     """A question the case-law sources cannot answer. ``kind``: invalid_arguments, not_found,
-    unavailable (offline, timeouts, the site's errors) or source_changed (a format we no
-    longer read)."""
+    unavailable (offline, timeouts, the site's errors), busy (the firm's turns are all taken:
+    try again after ``retry_after`` seconds) or source_changed (a format we no longer read)."""
 
-    def __init__(self, kind: str, message: str, **details: Any) -> None:
+    def __init__(
+        self, kind: str, message: str, *, retry_after: float | None = None, **details: Any
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.details = details
+        self.retry_after = retry_after
+
+
+# The firm the current reads are made for: its turn in the queues, its cache entries.
+_firm: ContextVar[int | None] = ContextVar("lexroom_caselaw_firm", default=None)
+
+
+@contextmanager
+def for_firm(*, firm_id: int | None) -> Iterator[None]:
+    """Case-law reads in the block are ``firm_id``'s (None: the install's own, e.g. a
+    command): they wait in its queue and use its cache."""
+    token = _firm.set(firm_id)
+    try:
+        yield
+    finally:
+        _firm.reset(token)
+
+
+def _firm_key() -> str:
+    """The firm, named with its database: installs that share a data folder (and so the
+    sites' spacing) take turns as distinct firms."""
+    firm_id = _firm.get()
+    database = re.sub(r"[^A-Za-z0-9_]", "_", str(connections["default"].settings_dict["NAME"]))
+    return f"{database}.firm{firm_id}" if firm_id is not None else f"{database}.install"
 
 
 @dataclass(frozen=True)
@@ -82,30 +123,142 @@ def _lock_path(host: str) -> Path:
     return folder / f"spacing-{re.sub(r'[^A-Za-z0-9.-]', '_', host)}.lock"
 
 
+class _Turns:
+    """The requests waiting for one host, in turns by firm, shared by every process.
+
+    Each waiting request is a ticket file in ``caselaw/queue-HOST/`` named by its firm and
+    arrival, locked (``flock``) by its owner for as long as it waits: a ticket whose lock can
+    be taken belongs to a process that died, and is dropped. The next request served is the
+    oldest ticket of the first firm after the last one served (firms in a fixed order, round
+    robin), so each waiting firm gets one request in turn whatever the others queue. The
+    queue's bookkeeping happens under a short lock of its own (``queue-HOST.lock``).
+    """
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        safe = re.sub(r"[^A-Za-z0-9.-]", "_", host)
+        self.folder = _lock_path(host).parent / f"queue-{safe}"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.guard_path = self.folder.parent / f"queue-{safe}.lock"
+        self.last_path = self.folder.parent / f"queue-{safe}.last"
+        self.ticket: Path | None = None
+        self.handle: IO[str] | None = None
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        with self.guard_path.open("a") as guard:
+            fcntl.flock(guard, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(guard, fcntl.LOCK_UN)
+
+    def _live(self) -> list[str]:
+        """The tickets of live waiters (ours included), oldest first; dead ones removed."""
+        names = sorted(
+            (p.name for p in self.folder.iterdir()), key=lambda name: name.split("~")[1:2]
+        )
+        live = []
+        for name in names:
+            if name.startswith(".") or "~" not in name:
+                continue
+            if self.ticket is not None and name == self.ticket.name:
+                live.append(name)
+                continue
+            try:
+                with (self.folder / name).open("a") as other:
+                    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    (self.folder / name).unlink()  # its owner is gone
+            except BlockingIOError:
+                live.append(name)  # locked: its owner waits
+            except FileNotFoundError:
+                pass
+        return live
+
+    def join(self, firm: str) -> None:
+        """Take a ticket; :class:`CaseLawError` (busy) when the firm's queue is full."""
+        with self._guard():
+            live = self._live()
+            waiting = sum(1 for name in live if name.split("~")[0] == firm)
+            if waiting >= settings.LEXROOM_CASELAW_QUEUE_PER_FIRM:
+                raise self.busy(len(live))
+            # Locked under a hidden name, then renamed: never seen unlocked (as dead).
+            name = f"{firm}~{time.time_ns():020d}~{os.getpid()}-{threading.get_ident()}"
+            hidden = self.folder / f".{name}"
+            self.handle = hidden.open("a")
+            fcntl.flock(self.handle, fcntl.LOCK_EX)
+            self.ticket = self.folder / name
+            hidden.rename(self.ticket)
+
+    def is_next(self) -> bool:
+        """Is our ticket the one to serve now? (The caller then tries the host's lock.)"""
+        with self._guard():
+            live = self._live()
+            try:
+                last = self.last_path.read_text()
+            except OSError:
+                last = ""
+        firms = sorted({name.split("~")[0] for name in live})
+        after = [firm for firm in firms if firm > last]
+        turn = (after or firms)[0] if firms else ""
+        head = next((name for name in live if name.split("~")[0] == turn), None)
+        return self.ticket is not None and head == self.ticket.name
+
+    def served(self) -> None:
+        """Our request goes now: leave the queue, and the next turn is another firm's."""
+        with self._guard():
+            if self.ticket is not None:
+                self.last_path.write_text(self.ticket.name.split("~")[0])
+            self.leave()
+
+    def leave(self) -> None:
+        if self.ticket is not None:
+            self.ticket.unlink(missing_ok=True)
+            self.ticket = None
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+    def busy(self, waiting: int) -> CaseLawError:
+        retry_after = max(1, math.ceil((waiting + 1) * (1.0 + _interval(self.host))))
+        message = gettext(
+            "%(host)s is busy with your firm's other searches (the sites ask for spacing, and "
+            "firms take turns): try again in %(seconds)d s."
+        )
+        return CaseLawError(
+            "busy", message % {"host": self.host, "seconds": retry_after}, retry_after=retry_after
+        )
+
+
 class _Spacing:
-    """Held around one request: waits until ``interval`` has passed since the last request
-    to the host ended (in any process), and records this one's end."""
+    """Held around one request: waits for the firm's turn (:class:`_Turns`) and the host's
+    lock, then until ``interval`` has passed since the last request to the host ended (in
+    any process), and records this one's end."""
 
     def __init__(self, host: str) -> None:
         self.host = host
         self.handle: Any = None
 
     def __enter__(self) -> None:
+        turns = _Turns(self.host)
+        turns.join(_firm_key())
         self.handle = _lock_path(self.host).open("a+")
         waited_until = time.monotonic() + LOCK_WAIT_SECONDS
-        while True:  # a bounded wait: a queue of searches must not hold a page for minutes
-            try:
-                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
+        try:
+            while True:  # a bounded wait: a queue of searches must not hold a page for minutes
+                if turns.is_next():
+                    try:
+                        fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        pass
                 if time.monotonic() > waited_until:
                     self.handle.close()
-                    message = gettext(
-                        "%(host)s is busy with other Lexroom requests (the sites ask for "
-                        "spacing): try again in a minute."
-                    )
-                    raise CaseLawError("unavailable", message % {"host": self.host}) from None
+                    raise turns.busy(sum(1 for _ in turns.folder.iterdir()))
                 time.sleep(0.05)
+            turns.served()
+        finally:
+            turns.leave()
         self.handle.seek(0)
         try:
             last_end = float(self.handle.read().strip() or 0)
@@ -157,7 +310,8 @@ class Fetcher:
         return f"{self.base_url}{path}{query}"
 
     def get(self, url: str, *, ttl: int) -> Fetched:
-        key = hashlib.sha256(url.encode()).hexdigest()
+        # The firm's own entry: a hit or an age never reveals another firm's searches.
+        key = hashlib.sha256(f"{_firm_key()}\n{url}".encode()).hexdigest()
         cached = CaseLawResponse.objects.filter(key=key).first()
         now = timezone.now()
         if cached is not None and (now - cached.fetched_at).total_seconds() < ttl:

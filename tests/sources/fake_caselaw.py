@@ -162,6 +162,7 @@ class FakeCaseLaw:
     fail_status: int | None = None
     fail_count: int = 0  # fail this many requests (0: all while fail_status is set)
     changed_shape: bool = False
+    delay: float = 0.0  # seconds each answer takes (a site under load)
     port: int = 0
 
     @property
@@ -288,6 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.fake
         fake.log.append(Logged(time.monotonic(), self.path))
+        if fake.delay:
+            time.sleep(fake.delay)
         failing = fake.fail_count <= 0 or len(fake.log) <= fake.fail_count
         if fake.fail_status is not None and failing:
             self._send(fake.fail_status, b"<html>Service Unavailable</html>", "text/html")
