@@ -3,14 +3,17 @@ budget per user whatever token or session the calls come with."""
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
 from django.utils import timezone
 
 from agents.tools import ToolError, call_tool
+from documents.bench import bench_workspace_create, bench_workspace_find
 from tests.conftest import Room
 from tests.workspaces.conftest import run_command
 from workspaces.models import PersonalToken
@@ -94,3 +97,17 @@ def test_sessions_and_tokens_of_a_user_share_the_budget_and_others_keep_theirs(r
     assert refused.value.kind == "rate_limited"
     # Another user of the same firm still has a whole minute.
     call_tool(name="list_workspaces", arguments={}, user=room.owner, token=None)
+
+
+@pytest.mark.slow  # a whole fuzz run (about 50 s)
+@pytest.mark.django_db(transaction=True)
+def test_the_fuzz_command_leaves_no_live_token_behind():
+    # Its bench user outlives a run when another run kept a workspace; a token left live
+    # each time would make the eleventh run fail on the cap.
+    firm, _ = bench_workspace_find("kept")
+    _kept, bench_user = bench_workspace_create(firm=firm, slug="kept", actor="test")
+    call_command("fuzz", "--calls", "3", "--uploads", "1", "--json",
+                 stdout=io.StringIO(), stderr=io.StringIO())  # fmt: skip
+    fuzz_tokens = PersonalToken.objects.filter(user=bench_user, name="fuzz")
+    assert fuzz_tokens.count() == 1
+    assert not fuzz_tokens.filter(revoked_at__isnull=True).exists()

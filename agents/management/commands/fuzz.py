@@ -16,7 +16,8 @@ from django.test import override_settings
 
 from documents.bench import bench_workspace_create, bench_workspace_find, bench_workspace_release
 from workspaces.bench.report import MeasurementCommand
-from workspaces.tokens import token_create
+from workspaces.models import PersonalToken
+from workspaces.tokens import token_create, token_revoke
 
 # The case-law tools and the agent's model reach no site while fuzzed: a closed local port,
 # no retries.
@@ -58,9 +59,10 @@ class Command(MeasurementCommand):
         workspace, user = bench_workspace_create(
             firm=firm, slug=f"fuzz-{int(time.time())}", actor="system:fuzz"
         )
+        token: PersonalToken | None = None
         try:
             seed_contract(workspace=workspace, user=user)
-            _, raw = token_create(user=user, name="fuzz")
+            token, raw = token_create(user=user, name="fuzz")
             with override_settings(**OFFLINE):
                 self.note(f"Fuzzing the tools: {options['calls']} calls…")
                 tools = fuzz_tools(user=user, raw_token=raw, calls=options["calls"],
@@ -69,6 +71,10 @@ class Command(MeasurementCommand):
                 uploads = fuzz_uploads(workspace=workspace, user=user, uploads=options["uploads"],
                                        seed=options["seed"]).as_dict()  # fmt: skip
         finally:
+            # The bench user outlives the run when another run kept its workspace: a live
+            # token left behind each time would reach the per-user cap.
+            if token is not None:
+                token_revoke(token=token, actor_label="system:fuzz")
             bench_workspace_release(workspace, keep=False, note=self.note)
         openapi = self._openapi(options["openapi"])
         ok = (
