@@ -172,3 +172,14 @@ def test_model_hub_is_offline_unless_downloads_are_allowed():
     assert _import_settings(SHOW, DEBUG="1", HF_HUB_OFFLINE="0").stdout.split()[-1] == "0"
     allowed = _import_settings(SHOW, DEBUG="1", LEXROOM_ALLOW_MODEL_DOWNLOAD="1")
     assert allowed.stdout.split()[-1] == "None"
+
+
+def test_the_product_hashes_passwords_with_pbkdf2_whatever_the_tests_use():
+    # The suite swaps in a fast hasher (tests/conftest.py); the product's settings never do.
+    done = _import_settings(
+        "import config.settings as s; from django.conf import global_settings as g;"
+        "print(getattr(s, 'PASSWORD_HASHERS', g.PASSWORD_HASHERS)[0])",
+        SECRET_KEY="x",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "django.contrib.auth.hashers.PBKDF2PasswordHasher"

@@ -20,21 +20,18 @@ The archive is a tar: ``manifest.json``, ``manifest.sig``, ``database.dump``, ``
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import tarfile
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import Any
 
 import django
 import psycopg
@@ -42,24 +39,24 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 from psycopg import IsolationLevel, sql
 
+from workspaces._backup_archive import (
+    CHUNK,
+    DUMP,
+    FORMAT,
+    MANIFEST,
+    MEDIA,
+    backup_verify,
+    check_members,
+    open_checked,
+)
 from workspaces._backup_seal import (
     SIGNATURE,
     BackupError,
-    DecryptingReader,
     EncryptingWriter,
-    is_encrypted,
-    seal_check,
     seal_write,
 )
 
 __all__ = ["BackupError", "backup_restore", "backup_verify", "backup_write", "table_digest"]
-
-# 2: the manifest first and signed (manifest.sig); 1 (manifest last, unsigned) still restores.
-FORMAT = 2
-READABLE_FORMATS = (1, 2)
-DUMP, MANIFEST, MEDIA = "database.dump", "manifest.json", "media"
-CHUNK = 1 << 20
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -245,182 +242,6 @@ def backup_write(
     return manifest
 
 
-@dataclass
-class _Opened:
-    archive: tarfile.TarFile
-    manifest: dict[str, Any]
-    signature: str
-    encrypted: bool
-    finish: Any  # reads an encrypted stream to its last record
-
-
-@contextlib.contextmanager
-def _open_checked(path: Path, *, allow_unsigned: bool) -> Iterator[_Opened]:
-    """The archive opened, its signature checked and its manifest's shape: nothing of it is
-    trusted before. Its members still have to be checked against the manifest's SHA-256."""
-    with contextlib.ExitStack() as stack:
-        raw = stack.enter_context(path.open("rb"))
-        encrypted = is_encrypted(raw.read(16))
-        raw.seek(0)
-        finish = None
-        try:
-            if encrypted:
-                reader = DecryptingReader(raw, secret=settings.LEXROOM_BACKUP_ENCRYPTION_KEY)
-                finish = reader.finish
-                archive = stack.enter_context(tarfile.open(fileobj=reader, mode="r|"))  # type: ignore[call-overload]
-            else:
-                archive = stack.enter_context(tarfile.open(fileobj=raw, mode="r:"))
-        except tarfile.TarError as exc:
-            raise BackupError(_("Not a Lexroom backup: %(error)s") % {"error": exc}) from None
-        manifest_data, seal = _head(archive, streamed=encrypted)
-        signature = seal_check(
-            manifest=manifest_data,
-            seal=seal,
-            secret=settings.LEXROOM_BACKUP_KEY,
-            allow_unsigned=allow_unsigned,
-        )
-        yield _Opened(archive, _manifest_parse(manifest_data), signature, encrypted, finish)
-
-
-def _read(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
-    handle = archive.extractfile(member) if member.isfile() and member.size < 64 * CHUNK else None
-    if handle is None:
-        raise BackupError(_("%(name)s: cannot be read.") % {"name": member.name})
-    return handle.read()
-
-
-def _head(archive: tarfile.TarFile, *, streamed: bool) -> tuple[bytes, bytes | None]:
-    """The manifest's bytes and the signature's (None when the archive has none)."""
-    if streamed:  # an encrypted archive is read once, in order: the manifest comes first
-        first = archive.next()
-        if first is None or first.name != MANIFEST:
-            raise BackupError(_("Not a Lexroom backup (no %(name)s first).") % {"name": MANIFEST})
-        manifest = _read(archive, first)  # before the next header: a stream never seeks back
-        second = archive.next()
-        return manifest, _read(archive, second) if second and second.name == SIGNATURE else None
-    try:
-        manifest = _read(archive, archive.getmember(MANIFEST))
-    except KeyError:
-        raise BackupError(_("Not a Lexroom backup (no %(name)s).") % {"name": MANIFEST}) from None
-    try:
-        return manifest, _read(archive, archive.getmember(SIGNATURE))
-    except KeyError:
-        return manifest, None
-
-
-def _manifest_parse(data: bytes) -> dict[str, Any]:
-    """The manifest, refused unless it has the shape ``backup_write`` gives it."""
-    try:
-        manifest = json.loads(data)
-    except ValueError as exc:
-        raise BackupError(_("The manifest is not JSON: %(error)s") % {"error": exc}) from None
-    if not isinstance(manifest, dict) or manifest.get("format") not in READABLE_FORMATS:
-        found = manifest.get("format") if isinstance(manifest, dict) else None
-        raise BackupError(_("Unknown backup format: %(format)s") % {"format": found})
-    members, tables = manifest.get("members"), manifest.get("tables")
-    problems = []
-    if not isinstance(members, dict) or DUMP not in members:
-        problems.append(_("its members do not include %(name)s") % {"name": DUMP})
-    else:
-        for name, digest in members.items():
-            _safe_name(name)
-            if name != DUMP and not name.startswith(f"{MEDIA}/"):
-                problems.append(_("%(name)s is neither the dump nor an original") % {"name": name})
-            if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
-                problems.append(_("%(name)s has no SHA-256") % {"name": name})
-    if not isinstance(tables, dict) or not tables:
-        problems.append(_("it lists no table"))
-    else:
-        for table, counts in tables.items():
-            if not (isinstance(counts, dict) and set(counts) == {"rows", "checksum"}
-                    and all(isinstance(v, int) and v >= 0 for v in counts.values())):  # fmt: skip
-                problems.append(
-                    _("table %(table)s has no row count and checksum") % {"table": table}
-                )
-    if not isinstance(manifest.get("created_at"), str):
-        problems.append(_("it has no creation date"))
-    if problems:
-        raise BackupError(
-            _("The manifest is malformed: %(problems)s") % {"problems": "; ".join(problems[:3])}
-        )
-    return manifest
-
-
-def _safe_name(name: str) -> PurePosixPath:
-    path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or not path.parts:
-        raise BackupError(
-            _("Refused: the member %(name)r points outside the restore folder.") % {"name": name}
-        )
-    return path
-
-
-def _check_members(opened: _Opened, folder: Path | None) -> int:
-    """Every member the manifest lists, checked against its SHA-256 (and extracted into
-    ``folder`` when given); returns the bytes read."""
-    expected: dict[str, str] = opened.manifest["members"]
-    seen: set[str] = set()
-    total = 0
-    for member in opened.archive:
-        if member.name in (MANIFEST, SIGNATURE):
-            continue
-        name = _safe_name(member.name)
-        if not member.isfile() or member.name not in expected or member.name in seen:
-            raise BackupError(
-                _("Refused: %(name)r is not a file the manifest lists.") % {"name": member.name}
-            )
-        seen.add(member.name)
-        source = opened.archive.extractfile(member)
-        if source is None:
-            raise BackupError(_("%(name)s: cannot be read.") % {"name": member.name})
-        digest = hashlib.sha256()
-        with contextlib.ExitStack() as stack:
-            sink: IO[bytes] | None = None
-            if folder is not None:
-                destination = folder.joinpath(*name.parts)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                sink = stack.enter_context(destination.open("wb"))
-            while block := source.read(CHUNK):
-                digest.update(block)
-                total += len(block)
-                if sink is not None:
-                    sink.write(block)
-        if digest.hexdigest() != expected[member.name]:
-            raise BackupError(
-                _("%(name)s was altered: its checksum differs from the manifest's.")
-                % {"name": member.name}
-            )
-    if opened.finish is not None:
-        opened.finish()
-    missing = sorted(set(expected) - seen)
-    if missing:
-        raise BackupError(
-            _("The archive lacks %(count)d member(s): %(names)s")
-            % {"count": len(missing), "names": missing[:3]}
-        )
-    return total
-
-
-def backup_verify(path: Path, *, allow_unsigned: bool = False) -> dict[str, Any]:
-    """Check an archive without restoring it: its signature, its manifest's shape, every
-    member's SHA-256 (read as a stream, nothing written). Raises ``BackupError`` naming why."""
-    with _open_checked(path, allow_unsigned=allow_unsigned) as opened:
-        size = _check_members(opened, None)
-    manifest = opened.manifest
-    return {
-        "archive": str(path),
-        "ok": True,
-        "format": manifest["format"],
-        "signature": opened.signature,
-        "encrypted": opened.encrypted,
-        "backup_created_at": manifest["created_at"],
-        "tables": len(manifest["tables"]),
-        "rows": sum(t["rows"] for t in manifest["tables"].values()),
-        "files": sum(1 for name in manifest["members"] if name.startswith(f"{MEDIA}/")),
-        "bytes": size,
-    }
-
-
 def _empty_database(found: Target) -> None:
     """Create the database if missing; refuse one that holds any table."""
     from config.db_backend.server import bootstrap_database
@@ -461,8 +282,8 @@ def backup_restore(
     found = target(dbname)
     with tempfile.TemporaryDirectory() as folder:
         # Everything is checked before the database is touched: a refused archive changes nothing.
-        with _open_checked(path, allow_unsigned=allow_unsigned) as opened:
-            _check_members(opened, Path(folder))
+        with open_checked(path, allow_unsigned=allow_unsigned) as opened:
+            check_members(opened, Path(folder))
         manifest = opened.manifest
         _empty_database(found)
         # As the owner role, not as the superuser: what an altered archive holds runs with
