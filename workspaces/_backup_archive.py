@@ -1,6 +1,10 @@
 """Reading a backup archive without trusting it: the signature and the manifest's shape
-first, then every member against the manifest's SHA-256, as a stream (nothing of the archive
-is written before its checksum matched). ``backup_verify`` is this, without the restore."""
+first, then every member against the manifest's size and SHA-256, as a stream.
+
+A member is refused before a byte of it is read when it is not a plain regular file (a GNU
+sparse member declares gigabytes in a few kilobytes of archive) or when its size differs from
+the one the signed manifest lists (format 3); reading stops at that size.
+``backup_verify`` is this, without the restore."""
 
 from __future__ import annotations
 
@@ -25,9 +29,11 @@ from workspaces._backup_seal import (
     seal_check,
 )
 
+# 3: every member's size in the signed manifest ("sizes"), checked before the member is read;
 # 2: the manifest first and signed (manifest.sig); 1 (manifest last, unsigned) still restores.
-FORMAT = 2
-READABLE_FORMATS = (1, 2)
+FORMAT = 3
+READABLE_FORMATS = (1, 2, 3)
+SIZED_FORMAT = 3
 DUMP, MANIFEST, MEDIA = "database.dump", "manifest.json", "media"
 CHUNK = 1 << 20
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -70,8 +76,16 @@ def open_checked(path: Path, *, allow_unsigned: bool) -> Iterator[_Opened]:
         yield _Opened(archive, _manifest_parse(manifest_data), signature, encrypted, finish)
 
 
+def _plain_file(member: tarfile.TarInfo) -> bool:
+    # isfile() is true of a GNU sparse member too: its holes are read as zeros, gigabytes of
+    # them from a few kilobytes of archive.
+    return member.isfile() and not member.issparse()
+
+
 def _read(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
-    handle = archive.extractfile(member) if member.isfile() and member.size < 64 * CHUNK else None
+    handle = (
+        archive.extractfile(member) if _plain_file(member) and member.size < 64 * CHUNK else None
+    )
     if handle is None:
         raise BackupError(_("%(name)s: cannot be read.") % {"name": member.name})
     return handle.read()
@@ -116,6 +130,8 @@ def _manifest_parse(data: bytes) -> dict[str, Any]:
                 problems.append(_("%(name)s is neither the dump nor an original") % {"name": name})
             if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
                 problems.append(_("%(name)s has no SHA-256") % {"name": name})
+    if manifest["format"] >= SIZED_FORMAT:
+        problems.extend(_sizes_problems(manifest.get("sizes"), members))
     if not isinstance(tables, dict) or not tables:
         problems.append(_("it lists no table"))
     else:
@@ -134,6 +150,22 @@ def _manifest_parse(data: bytes) -> dict[str, Any]:
     return manifest
 
 
+def _sizes_problems(sizes: object, members: object) -> list[str]:
+    if not (isinstance(sizes, dict) and isinstance(members, dict) and set(sizes) == set(members)):
+        return [_("its sizes do not list exactly its members")]
+    return [
+        _("%(name)s has no size") % {"name": name}
+        for name, size in sizes.items()
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0
+    ]
+
+
+def manifest_bytes(manifest: dict[str, Any]) -> int | None:
+    """What the members take once extracted, as the manifest says (None before format 3)."""
+    sizes = manifest.get("sizes")
+    return sum(sizes.values()) if isinstance(sizes, dict) else None
+
+
 def _safe_name(name: str) -> PurePosixPath:
     path = PurePosixPath(name)
     if path.is_absolute() or ".." in path.parts or not path.parts:
@@ -143,9 +175,40 @@ def _safe_name(name: str) -> PurePosixPath:
     return path
 
 
+def _member_refused(member: tarfile.TarInfo, manifest: dict[str, Any], seen: set[str]) -> None:
+    """Refuse a member from its header alone, before a byte of it is read."""
+    if member.issparse():
+        raise BackupError(
+            _("Refused: %(name)r is a sparse member (its size is not what it stores).")
+            % {"name": member.name}
+        )
+    if not _plain_file(member) or member.name not in manifest["members"] or member.name in seen:
+        raise BackupError(
+            _("Refused: %(name)r is not a file the manifest lists.") % {"name": member.name}
+        )
+    sizes = manifest.get("sizes")
+    if isinstance(sizes, dict) and member.size != sizes[member.name]:
+        raise BackupError(
+            _("Refused: %(name)s holds %(size)d bytes; the manifest lists %(listed)d.")
+            % {"name": member.name, "size": member.size, "listed": sizes[member.name]}
+        )
+
+
+def _copy_checked(source: IO[bytes], size: int, sink: IO[bytes] | None) -> str:
+    """Read exactly ``size`` bytes (never more), written to ``sink``; their SHA-256."""
+    digest = hashlib.sha256()
+    left = size
+    while left > 0 and (block := source.read(min(CHUNK, left))):
+        digest.update(block)
+        left -= len(block)
+        if sink is not None:
+            sink.write(block)
+    return digest.hexdigest()
+
+
 def check_members(opened: _Opened, folder: Path | None) -> int:
-    """Every member the manifest lists, checked against its SHA-256 (and extracted into
-    ``folder`` when given); returns the bytes read."""
+    """Every member the manifest lists, checked against its size and SHA-256 (and extracted
+    into ``folder`` when given); returns the bytes read."""
     expected: dict[str, str] = opened.manifest["members"]
     seen: set[str] = set()
     total = 0
@@ -153,27 +216,20 @@ def check_members(opened: _Opened, folder: Path | None) -> int:
         if member.name in (MANIFEST, SIGNATURE):
             continue
         name = _safe_name(member.name)
-        if not member.isfile() or member.name not in expected or member.name in seen:
-            raise BackupError(
-                _("Refused: %(name)r is not a file the manifest lists.") % {"name": member.name}
-            )
+        _member_refused(member, opened.manifest, seen)
         seen.add(member.name)
         source = opened.archive.extractfile(member)
         if source is None:
             raise BackupError(_("%(name)s: cannot be read.") % {"name": member.name})
-        digest = hashlib.sha256()
         with contextlib.ExitStack() as stack:
             sink: IO[bytes] | None = None
             if folder is not None:
                 destination = folder.joinpath(*name.parts)
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 sink = stack.enter_context(destination.open("wb"))
-            while block := source.read(CHUNK):
-                digest.update(block)
-                total += len(block)
-                if sink is not None:
-                    sink.write(block)
-        if digest.hexdigest() != expected[member.name]:
+            checksum = _copy_checked(source, member.size, sink)
+        total += member.size
+        if checksum != expected[member.name]:
             raise BackupError(
                 _("%(name)s was altered: its checksum differs from the manifest's.")
                 % {"name": member.name}

@@ -61,11 +61,51 @@ def seal_write(*, manifest: bytes, secret: str) -> bytes:
     return json.dumps(seal, sort_keys=True).encode()
 
 
+def _declared_format(manifest: bytes) -> object:
+    """The format the (not yet trusted) manifest says it has; None when it says nothing."""
+    try:
+        parsed = json.loads(manifest)
+    except ValueError:
+        return None
+    return parsed.get("format") if isinstance(parsed, dict) else None
+
+
+def _unsigned_refused(*, manifest: bytes, seal: bytes | None, secret: str) -> None:
+    """Refuse what ``--allow-unsigned`` may not let through without a valid signature.
+
+    Without a key here, yes: nothing could be checked anyway. With one, only an archive made
+    before archives were signed (format 1, no ``manifest.sig`` at all): a signature removed or
+    replaced by ``{"algorithm": "none"}`` is how an altered archive would otherwise pass.
+    """
+    declared = _declared_format(manifest)
+    if not secret or (seal is None and declared == 1):
+        return
+    if seal is None:
+        why = _(
+            "the archive has no %(member)s, though every archive of its format (%(format)s) has one"
+        ) % {"member": SIGNATURE, "format": declared}
+    else:
+        why = _('its %(member)s does not verify (it says "none", or is not a signature)') % {
+            "member": SIGNATURE
+        }
+    raise BackupError(
+        _(
+            "Refused even with --allow-unsigned: LEXROOM_BACKUP_KEY is set here and %(why)s; "
+            "an altered archive whose signature was stripped looks like this. While a key is "
+            "set, only archives older than signing (format 1) restore unsigned; for one "
+            "written with --unsigned on an install without a key, unset LEXROOM_BACKUP_KEY for "
+            "this one command."
+        )
+        % {"why": why}
+    )
+
+
 def seal_check(*, manifest: bytes, seal: bytes | None, secret: str, allow_unsigned: bool) -> str:
     """Check the manifest's signature; returns how it was checked, raises why it is refused.
 
-    ``allow_unsigned`` lets through an archive that cannot be checked (no signature, or no key
-    here to check it with), never one whose signature is wrong.
+    ``allow_unsigned`` lets through an archive that cannot be checked: any, when no key is set
+    here; with a key, only one older than signing (format 1, no ``manifest.sig``). Never one
+    whose signature is wrong.
     """
     parsed: Any = None
     if seal is not None:
@@ -76,6 +116,7 @@ def seal_check(*, manifest: bytes, seal: bytes | None, secret: str, allow_unsign
     algorithm = parsed.get("algorithm") if isinstance(parsed, dict) else None
     if algorithm != HMAC_SHA256:
         if allow_unsigned:
+            _unsigned_refused(manifest=manifest, seal=seal, secret=secret)
             return "unsigned"
         raise BackupError(
             _(

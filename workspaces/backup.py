@@ -6,13 +6,14 @@ snapshot, runs ``pg_dump --snapshot`` (custom format) on it and computes, in the
 transaction, per table a row count and an order-free checksum of its rows: the dump and the
 checksums see the same rows however busy the install is. The originals are copied after the
 snapshot: every document it holds had its original stored before its row was committed. The
-manifest (versions, each member's SHA-256, the tables' checksums) is signed with
+manifest (versions, each member's SHA-256 and size, the tables' checksums) is signed with
 ``LEXROOM_BACKUP_KEY`` and the archive optionally encrypted (``_backup_seal``).
 
-``backup_verify`` checks an archive (signature, manifest, every member's SHA-256) without
-restoring it. ``backup_restore`` does the same checks first, refuses a database that holds
-tables or an originals directory that holds files (nothing is overwritten), restores, and
-compares the counts and checksums of every table with the manifest's.
+``backup_verify`` checks an archive (signature, manifest, every member's size and SHA-256)
+without restoring it. ``backup_restore`` checks the free disk space against the manifest's
+sizes, then does the same checks, refuses a database that holds tables or an originals
+directory that holds files (nothing is overwritten), restores, and compares the counts and
+checksums of every table with the manifest's.
 
 The archive is a tar: ``manifest.json``, ``manifest.sig``, ``database.dump``, ``media/…``
 (the manifest first, so an encrypted archive is checked as it streams).
@@ -47,6 +48,7 @@ from workspaces._backup_archive import (
     MEDIA,
     backup_verify,
     check_members,
+    manifest_bytes,
     open_checked,
 )
 from workspaces._backup_seal import (
@@ -179,6 +181,71 @@ def _add_bytes(archive: tarfile.TarFile, name: str, data: bytes) -> None:
     archive.addfile(info, io.BytesIO(data))
 
 
+def _secret_for(*, unsigned: bool) -> str:
+    """The signing key, or "" for ``--unsigned``; refused when neither is at hand."""
+    if unsigned:
+        return ""
+    if not settings.LEXROOM_BACKUP_KEY:
+        raise BackupError(
+            _(
+                "LEXROOM_BACKUP_KEY is not set: a backup is signed so that a restore can prove "
+                "it was not altered. Set it (or LEXROOM_BACKUP_KEY_FILE), or pass --unsigned."
+            )
+        )
+    return str(settings.LEXROOM_BACKUP_KEY)
+
+
+def _members(dump: Path, media: Path) -> dict[str, Path]:
+    """Archive name → file: the dump, then every original under ``media`` in name order."""
+    files = sorted(p for p in media.rglob("*") if p.is_file()) if media.exists() else []
+    members = {DUMP: dump}
+    for file in files:
+        members[str(PurePosixPath(MEDIA, file.relative_to(media).as_posix()))] = file
+    return members
+
+
+def _manifest(
+    found: Target, members: dict[str, Path], digest: dict[str, dict[str, int]], version: str
+) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "lexroom": "0.1.0",
+        "django": django.get_version(),
+        "postgres": version,
+        "pg_dump": _run([_program(found, "pg_dump"), "--version"]).strip(),
+        "database": found.dbname,
+        "tables": digest,
+        "members": {name: _sha256(file) for name, file in members.items()},
+        # Signed with the rest: a restore refuses a member of another size before reading it.
+        "sizes": {name: file.stat().st_size for name, file in members.items()},
+    }
+
+
+def _archive_write(
+    path: Path, *, manifest: dict[str, Any], members: dict[str, Path], secret: str
+) -> None:
+    """The tar (encrypted when a key is set) at ``path.partial``, renamed once complete."""
+    data = json.dumps(manifest, indent=1, sort_keys=True).encode()
+    partial = path.with_name(path.name + ".partial")
+    # Every firm's data and the password and token hashes: readable by its owner only.
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as raw:
+        encryption = settings.LEXROOM_BACKUP_ENCRYPTION_KEY
+        sink: Any = EncryptingWriter(raw, secret=encryption) if encryption else raw
+        # A stream ("w|"): what goes through the cipher is written once, in order.
+        with tarfile.open(fileobj=sink, mode="w|") as archive:
+            _add_bytes(archive, MANIFEST, data)
+            _add_bytes(archive, SIGNATURE, seal_write(manifest=data, secret=secret))
+            for name, file in members.items():
+                archive.add(file, name)
+        if encryption:
+            sink.finish()
+        raw.flush()
+        os.fsync(raw.fileno())
+    partial.rename(path)  # a crash mid-way never leaves a file that looks complete
+
+
 def backup_write(
     path: Path, *, media_root: Path | None = None, unsigned: bool = False
 ) -> dict[str, Any]:
@@ -189,56 +256,16 @@ def backup_write(
     """
     if path.exists():
         raise BackupError(_("%(path)s exists: a backup never overwrites a file.") % {"path": path})
-    secret = "" if unsigned else settings.LEXROOM_BACKUP_KEY
-    if not secret and not unsigned:
-        raise BackupError(
-            _(
-                "LEXROOM_BACKUP_KEY is not set: a backup is signed so that a restore can prove "
-                "it was not altered. Set it (or LEXROOM_BACKUP_KEY_FILE), or pass --unsigned."
-            )
-        )
+    secret = _secret_for(unsigned=unsigned)
     found = target()
     media = Path(media_root or settings.MEDIA_ROOT)
     with tempfile.TemporaryDirectory(prefix="lexroom-backup-") as folder:
         dump = Path(folder) / DUMP
         digest, version = _dump_in_snapshot(found, dump)
         # After the snapshot: every original a dumped row needs was stored before it.
-        files = sorted(p for p in media.rglob("*") if p.is_file()) if media.exists() else []
-        members = {DUMP: _sha256(dump)}
-        names = {}
-        for file in files:
-            name = str(PurePosixPath(MEDIA, file.relative_to(media).as_posix()))
-            members[name], names[name] = _sha256(file), file
-        manifest: dict[str, Any] = {
-            "format": FORMAT,
-            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "lexroom": "0.1.0",
-            "django": django.get_version(),
-            "postgres": version,
-            "pg_dump": _run([_program(found, "pg_dump"), "--version"]).strip(),
-            "database": found.dbname,
-            "tables": digest,
-            "members": members,
-        }
-        data = json.dumps(manifest, indent=1, sort_keys=True).encode()
-        partial = path.with_name(path.name + ".partial")
-        # Every firm's data and the password and token hashes: readable by its owner only.
-        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "wb") as raw:
-            encryption = settings.LEXROOM_BACKUP_ENCRYPTION_KEY
-            sink: Any = EncryptingWriter(raw, secret=encryption) if encryption else raw
-            # A stream ("w|"): what goes through the cipher is written once, in order.
-            with tarfile.open(fileobj=sink, mode="w|") as archive:
-                _add_bytes(archive, MANIFEST, data)
-                _add_bytes(archive, SIGNATURE, seal_write(manifest=data, secret=secret))
-                archive.add(dump, DUMP)
-                for name, file in names.items():
-                    archive.add(file, name)
-            if encryption:
-                sink.finish()
-            raw.flush()
-            os.fsync(raw.fileno())
-        partial.rename(path)  # a crash mid-way never leaves a file that looks complete
+        members = _members(dump, media)
+        manifest = _manifest(found, members, digest, version)
+        _archive_write(path, manifest=manifest, members=members, secret=secret)
     return manifest
 
 
@@ -264,6 +291,34 @@ def _empty_database(found: Target) -> None:
     roles_prepare(found.conninfo, owner=settings.LEXROOM_DB_OWNER_ROLE, app=found.app_role)
 
 
+def _room_check(manifest: dict[str, Any], *, archive: Path, folder: Path, media: Path) -> None:
+    """Refuse, before anything is extracted, a restore the disks cannot hold: the members are
+    extracted into ``folder``, then the originals copied into ``media`` (on one disk, both)."""
+    listed = manifest_bytes(manifest)
+    if listed is None:  # before format 3 no size is signed: the archive's own size bounds it
+        extracted = originals = archive.stat().st_size
+    else:
+        extracted = listed
+        originals = sum(s for n, s in manifest["sizes"].items() if n.startswith(f"{MEDIA}/"))
+    place = media
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    needed: dict[int, tuple[Path, int]] = {}
+    for where, size in ((folder, extracted), (place, originals)):
+        first, total = needed.get(where.stat().st_dev, (where, 0))
+        needed[where.stat().st_dev] = (first, total + size)
+    for where, size in needed.values():
+        free = shutil.disk_usage(where).free
+        if size > free:
+            raise BackupError(
+                _(
+                    "Refused: restoring this archive needs %(needed).1f MiB in %(folder)s (its "
+                    "manifest's members, extracted then copied) but only %(free).1f MiB are free."
+                )
+                % {"needed": size / (1 << 20), "folder": where, "free": free / (1 << 20)}
+            )
+
+
 def backup_restore(
     path: Path,
     *,
@@ -283,6 +338,7 @@ def backup_restore(
     with tempfile.TemporaryDirectory() as folder:
         # Everything is checked before the database is touched: a refused archive changes nothing.
         with open_checked(path, allow_unsigned=allow_unsigned) as opened:
+            _room_check(opened.manifest, archive=path, folder=Path(folder), media=media)
             check_members(opened, Path(folder))
         manifest = opened.manifest
         _empty_database(found)

@@ -3,9 +3,13 @@ a room with a processed contract and a token, a scratch database and the keys fo
 
 from __future__ import annotations
 
+import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from io import StringIO
+from pathlib import Path
+from types import SimpleNamespace
 
 import psycopg
 import pytest
@@ -18,6 +22,7 @@ from pytest_django.fixtures import Settings
 from documents.pipeline import run_in_process, store_named
 from documents.services import batch_create
 from tests.conftest import Room, login
+from workspaces import backup
 from workspaces.backup import target
 from workspaces.models import User
 from workspaces.tenancy import workspace_scope
@@ -87,3 +92,18 @@ def scratch() -> Iterator[str]:
         conn.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
+
+
+@pytest.fixture
+def kept_restore_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder under which restore's temporary folders are made and kept (removed, they
+    would hide what a refused restore wrote): a test measures what was extracted."""
+    kept = tmp_path / "restore-work"
+    kept.mkdir()
+
+    @contextmanager
+    def folder(**_options: str) -> Iterator[str]:
+        yield tempfile.mkdtemp(dir=kept)
+
+    monkeypatch.setattr(backup, "tempfile", SimpleNamespace(TemporaryDirectory=folder))
+    return kept

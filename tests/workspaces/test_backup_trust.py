@@ -1,8 +1,9 @@
 """Backups IT can trust: an archive taken while users write restores and passes its own
 check; a signed archive altered in any way (a file, the manifest rebuilt, the signature
-removed or made with another key) is refused by `restore` and by `backup --verify`, naming
-why, before the database is touched; an encrypted archive round-trips and is unreadable
-without its key."""
+removed or made with another key, a sparse or resized member swapped in) is refused by
+`restore` and by `backup --verify`, naming why, before the database is touched and before a
+large member is written; `--allow-unsigned` lets only archives older than signing through while
+a key is set; an encrypted archive round-trips and is unreadable without its key."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
 
 import psycopg
 import pytest
@@ -146,7 +149,8 @@ def test_an_altered_file_is_refused_naming_it(filled, scratch, tmp_path):
     backup_write(archive)
 
     def alter(member: tarfile.TarInfo, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
-        return member, data.replace(b"Douze mille", b"Un euro") if member.name.startswith(
+        # Same length: the size matches, the checksum does not.
+        return member, data.replace(b"Douze mille", b"Deux mille!") if member.name.startswith(
             "media/"
         ) else data
 
@@ -199,16 +203,150 @@ def test_a_rebuilt_manifest_is_refused_with_either_signature(filled, scratch, tm
         backup_restore(own_key, dbname=scratch, media_root=tmp_path / "m3", allow_unsigned=True)
 
 
-def test_a_removed_signature_is_refused_unless_allowed_loudly(filled, scratch, tmp_path):
+def test_a_removed_signature_is_refused_even_with_allow_unsigned_while_a_key_is_set(
+    filled, scratch, tmp_path
+):
     archive, stripped = tmp_path / "lexroom.tar", tmp_path / "stripped.tar"
     backup_write(archive)
     _rewritten(archive, stripped, lambda m, d: None if m.name == "manifest.sig" else (m, d))
     _refused_everywhere(stripped, scratch, tmp_path / "m", "not signed")
+    with pytest.raises(CommandError, match=r"no manifest\.sig, though every archive of its format"):
+        call_command("restore", str(stripped), "--database", scratch, "--media-root",
+                     str(tmp_path / "m"), "--allow-unsigned", stdout=io.StringIO())  # fmt: skip
+    assert not _exists(scratch)
+
+
+def test_a_signature_stripped_to_none_is_refused_even_with_allow_unsigned_while_a_key_is_set(
+    filled, scratch, tmp_path
+):
+    """The attack: alter a file, put its new hash in the manifest, replace the signature by
+    {"algorithm": "none"}, and hope the operator reaches for --allow-unsigned."""
+    archive, forged = tmp_path / "lexroom.tar", tmp_path / "forged.tar"
+    backup_write(archive)
+    with tarfile.open(archive) as source:
+        manifest = json.loads(source.extractfile("manifest.json").read())  # type: ignore[union-attr]
+        originals = {
+            m.name: source.extractfile(m).read()  # type: ignore[union-attr]
+            for m in source.getmembers()
+            if m.name.startswith("media/")
+        }
+    for name, data in originals.items():
+        changed = data.replace(b"Douze mille", b"Deux mille!")  # same length: same size
+        manifest["members"][name] = hashlib.sha256(changed).hexdigest()
+        originals[name] = changed
+    new_manifest = json.dumps(manifest, indent=1, sort_keys=True).encode()
+
+    def forge(member: tarfile.TarInfo, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
+        if member.name == "manifest.json":
+            return member, new_manifest
+        if member.name == "manifest.sig":
+            return member, json.dumps({"algorithm": "none"}).encode()
+        return member, originals.get(member.name, data)
+
+    _rewritten(archive, forged, forge)
+    reason = "even with --allow-unsigned.*manifest.sig does not verify"
+    with pytest.raises(BackupError, match=reason):
+        backup_restore(forged, dbname=scratch, media_root=tmp_path / "m", allow_unsigned=True)
+    with pytest.raises(CommandError, match=reason):
+        call_command("backup", "--verify", str(forged), "--allow-unsigned", stdout=io.StringIO())
+    assert not _exists(scratch) and not (tmp_path / "m").exists()
+
+
+def test_a_format_1_archive_without_signature_still_restores_with_allow_unsigned(
+    filled, scratch, tmp_path
+):
+    """Archives older than signing: the manifest last, no manifest.sig, no sizes."""
+    archive, old = tmp_path / "lexroom.tar", tmp_path / "format1.tar"
+    backup_write(archive)
+    with tarfile.open(archive) as source:
+        manifest = json.loads(source.extractfile("manifest.json").read())  # type: ignore[union-attr]
+    manifest["format"] = 1
+    del manifest["sizes"]
+    with tarfile.open(archive) as source, tarfile.open(old, "w") as new:
+        for member in source.getmembers():
+            if member.name not in ("manifest.json", "manifest.sig"):
+                new.addfile(member, source.extractfile(member))
+        data = json.dumps(manifest).encode()
+        info = tarfile.TarInfo("manifest.json")
+        info.size = len(data)
+        new.addfile(info, io.BytesIO(data))
+    _refused_everywhere(old, scratch, tmp_path / "m1", "not signed")
     out, err = io.StringIO(), io.StringIO()
-    call_command("restore", str(stripped), "--database", scratch, "--media-root",
+    call_command("restore", str(old), "--database", scratch, "--media-root",
                  str(tmp_path / "m"), "--allow-unsigned", stdout=out, stderr=err)  # fmt: skip
     assert "signature unsigned" in out.getvalue()
     assert "WITHOUT checking a signature" in err.getvalue()
+
+
+def _media_name(archive: Path) -> str:
+    with tarfile.open(archive) as source:
+        return next(name for name in source.getnames() if name.startswith("media/"))
+
+
+def _sparse_swapped_in(signed: Path, name: str, folder: Path, size: int) -> Path:
+    """``signed`` with its member ``name`` replaced, byte for byte, by a GNU sparse member of
+    the same name declaring ``size`` bytes: no key is needed to make it."""
+    sparse_file = folder / "sparse" / name
+    sparse_file.parent.mkdir(parents=True)
+    with sparse_file.open("wb") as handle:
+        handle.truncate(size)
+    sparse_tar = folder / "sparse.tar"
+    subprocess.run(["tar", "--sparse", "--format=gnu", "-C", str(folder / "sparse"),
+                    "-cf", str(sparse_tar), name], check=True)  # fmt: skip
+    assert sparse_tar.stat().st_size < 64 * 1024
+
+    def spans(path: Path) -> dict[str, tuple[int, int]]:
+        with tarfile.open(path) as archive:
+            members = archive.getmembers()
+            ends = [m.offset for m in members[1:]] + [archive.offset]
+            return {m.name: (m.offset, end) for m, end in zip(members, ends, strict=True)}
+
+    raw, swap = signed.read_bytes(), sparse_tar.read_bytes()
+    swap_start, swap_end = spans(sparse_tar)[name]
+    pieces = [
+        swap[swap_start:swap_end] if member == name else raw[start:end]
+        for member, (start, end) in spans(signed).items()
+    ]
+    swapped = folder / "swapped.tar"
+    swapped.write_bytes(b"".join(pieces) + bytes(1024))
+    return swapped
+
+
+def _bytes_under(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def test_a_sparse_member_swapped_into_a_signed_archive_is_refused_before_it_is_written(
+    filled, scratch, tmp_path, kept_restore_folders: Path
+):
+    archive = tmp_path / "lexroom.tar"
+    backup_write(archive)
+    swapped = _sparse_swapped_in(archive, _media_name(archive), tmp_path, 200 << 20)
+    _refused_everywhere(swapped, scratch, tmp_path / "m", "is a sparse member")
+    assert _bytes_under(kept_restore_folders) < 1 << 20  # the dump at most, never 200 MiB
+
+
+def test_a_member_whose_size_differs_from_the_manifest_is_refused_unread(
+    filled, scratch, tmp_path, kept_restore_folders: Path
+):
+    archive, resized = tmp_path / "lexroom.tar", tmp_path / "resized.tar"
+    backup_write(archive)
+    name = _media_name(archive)
+    _rewritten(archive, resized, lambda m, d: (m, d + b" " * 4096 if m.name == name else d))
+    _refused_everywhere(resized, scratch, tmp_path / "m", rf"{name} holds \d+ bytes; the manifest")
+    assert not list(kept_restore_folders.rglob(PurePosixPath(name).name))
+
+
+def test_a_restore_the_disk_cannot_hold_is_refused_before_extracting(
+    filled, scratch, tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    archive = tmp_path / "lexroom.tar"
+    backup_write(archive)
+    almost_full = SimpleNamespace(total=1 << 30, used=1 << 30, free=4096)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: almost_full)
+    with pytest.raises(BackupError, match=r"needs [\d.]+ MiB in .* but only 0\.0 MiB are free"):
+        backup_restore(archive, dbname=scratch, media_root=tmp_path / "m")
+    assert not _exists(scratch) and not (tmp_path / "m").exists()
 
 
 def test_a_restore_needs_the_key_the_archive_was_signed_with(

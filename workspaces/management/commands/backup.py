@@ -36,7 +36,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--allow-unsigned",
             action="store_true",
-            help="With --verify: accept an archive whose signature cannot be checked.",
+            help="With --verify: accept an archive whose signature cannot be checked (with "
+            "LEXROOM_BACKUP_KEY set, only one older than signing: format 1, no manifest.sig).",
         )
         parser.add_argument("--json", action="store_true", help="Print the result as JSON.")
 

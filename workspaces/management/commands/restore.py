@@ -32,8 +32,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--allow-unsigned",
             action="store_true",
-            help="Restore an archive whose signature cannot be checked (none, or no "
-            "LEXROOM_BACKUP_KEY here). A wrong signature is refused all the same.",
+            help="Restore an archive whose signature cannot be checked: any, when "
+            "LEXROOM_BACKUP_KEY is not set here; with a key, only one older than signing "
+            "(format 1, no manifest.sig). A wrong or stripped signature is refused all the same.",
         )
         parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
 
