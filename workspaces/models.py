@@ -34,6 +34,8 @@ class Firm(models.Model):
     agent_external_sites = models.BooleanField(
         _("agent may query public sites"),
         default=True,
+        # In the database too: a row written by raw SQL or an older release gets it.
+        db_default=True,
         help_text=_(
             "The chat agent may search public case-law sites (Conseil d'État, open data) with "
             "short queries built from the question. Off: nothing the agent does leaves the server."

@@ -79,6 +79,7 @@ class World:
     a_viewer: User
     b_owner: User
     turn_id: int
+    password: str
 
 
 def _setup(note: Note, password: str) -> World:
@@ -107,7 +108,7 @@ def _setup(note: Note, password: str) -> World:
     turn = turn_ask(workspace=room_a, user=viewer, question="Quelle est la durée du bail ?")
     with workspace_scope(room_a):
         Turn.objects.filter(pk=turn.pk).update(status=TurnStatus.RUNNING)
-    return World(room_a, room_b, owners[0], viewer, owners[1], turn.pk)
+    return World(room_a, room_b, owners[0], viewer, owners[1], turn.pk, password)
 
 
 def _await_settled(workspace: Workspace, *, timeout_s: float) -> float | None:
@@ -309,19 +310,14 @@ def _report(result: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
-    if not 1 <= options["clients"] <= 50 or not 1 <= options["seconds"] <= 600:
-        raise CommandError("--clients must be 1..50 and --seconds 1..600.")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    password = secrets.token_urlsafe(18)
-    world = _setup(note, password)
-    room_a, room_b = world.room_a, world.room_b
-    before = {"a": _counts(room_a), "b": _counts(room_b)}
+def _live(world: World, options: dict[str, Any], note: Note) -> dict[str, Any]:
+    """Server, worker and fake site up; both phases; A's documents left to settle; all down."""
+    password = world.password
     _token, raw_a = token_create(
-        user=world.a_viewer, name="bench_fairness", workspaces=[room_a], expires_days=1
+        user=world.a_viewer, name="bench_fairness", workspaces=[world.room_a], expires_days=1
     )
     _token, raw_b = token_create(
-        user=world.b_owner, name="bench_fairness", workspaces=[room_b], expires_days=1
+        user=world.b_owner, name="bench_fairness", workspaces=[world.room_b], expires_days=1
     )
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
@@ -334,22 +330,27 @@ def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
         try:
             _wait_ready(base_url, server, log_path)
             note(f"server on {base_url}, a worker, the fake case-law site on {site}")
-            a = FirmA(
-                base_url,
-                room_a.slug,
-                raw_a,
-                world.a_viewer.email,
-                world.a_admin.email,
-                password,
-                world.turn_id,
-            )
-            b = FirmB(base_url, room_b.slug, raw_b, world.b_owner.email, password)
+            a = FirmA(base_url, world.room_a.slug, raw_a, world.a_viewer.email,
+                      world.a_admin.email, password, world.turn_id)  # fmt: skip
+            b = FirmB(base_url, world.room_b.slug, raw_b, world.b_owner.email, password)
             result = asyncio.run(_phases(a, b, options, note))
-            settled_s = _await_settled(room_a, timeout_s=SETTLE_TIMEOUT_S)
+            result["settled_s"] = _await_settled(world.room_a, timeout_s=SETTLE_TIMEOUT_S)
         finally:
-            peak_mb = memory.stop()
+            result_peak_mb = memory.stop()
             worker_stop_s = _stop_worker(worker)
             _stop_server(server)
+    result |= {"peak_mb": result_peak_mb, "worker_stop_s": worker_stop_s, "log": str(log_path)}
+    return result
+
+
+def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
+    if not 1 <= options["clients"] <= 50 or not 1 <= options["seconds"] <= 600:
+        raise CommandError("--clients must be 1..50 and --seconds 1..600.")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    world = _setup(note, secrets.token_urlsafe(18))
+    room_a, room_b = world.room_a, world.room_b
+    before = {"a": _counts(room_a), "b": _counts(room_b)}
+    result = _live(world, options, note)
     after = {"a": _counts(room_a), "b": _counts(room_b)}
     extra = {
         "documents": {
@@ -360,14 +361,14 @@ def run(options: dict[str, Any], note: Note) -> dict[str, Any]:
         },
         "nothing_lost": after["b"]["documents"] == before["b"]["documents"] + B_UPLOADS
         and after["b"]["indexed"] == after["b"]["documents"],
-        "a_documents_settled_after_abuse_s": settled_s,
+        "a_documents_settled_after_abuse_s": result["settled_s"],
         "a_failure_reasons": _reasons(room_a),
-        "server_peak_rss_mb": peak_mb,
-        "worker_stop_s": worker_stop_s,
+        "server_peak_rss_mb": result["peak_mb"],
+        "worker_stop_s": result["worker_stop_s"],
         "options": {
             k: options[k] for k in ("seconds", "clients", "streams", "pdfs", "case_law", "workers")
         },
-        "server_log": str(log_path),
+        "server_log": result["log"],
     }
     report = _report(result, extra)
     if not options["keep"]:

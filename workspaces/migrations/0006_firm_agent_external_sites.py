@@ -12,6 +12,7 @@ class Migration(migrations.Migration):
             name="agent_external_sites",
             field=models.BooleanField(
                 default=True,
+                db_default=True,
                 help_text=(
                     "The chat agent may search public case-law sites (Conseil d'État, open "
                     "data) with short queries built from the question. Off: nothing the agent "
