@@ -25,6 +25,10 @@ from config.env import (
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The folder holding templates/, static/, locale/ and demo/: the top of a checkout, or this
+# package in an installed wheel (setup.py copies them there).
+_PACKAGED_SITE = Path(__file__).resolve().parent
+SITE_DIR = _PACKAGED_SITE if (_PACKAGED_SITE / "templates").is_dir() else BASE_DIR
 
 # A local .env (`make run` writes one) fills in what the environment leaves unset.
 ENV_FILE = dotenv_load(BASE_DIR)
@@ -107,7 +111,7 @@ ASGI_APPLICATION = "config.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -225,14 +229,14 @@ LEXROOM_LOGIN_LOCKOUT_MINUTES = env_int("LEXROOM_LOGIN_LOCKOUT_MINUTES", 15, min
 
 LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", "Français"), ("en", "English")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [SITE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [SITE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
