@@ -84,7 +84,7 @@ def _default(reader: str, call: ast.Call) -> str:
             return "`1`" if node.value else "`0`"
         if node.value == "":
             return "unset" if reader == "env_secret" else "(empty)"
-        return f"`{node.value}`"
+        return "`" + str(node.value) + "`"
     if isinstance(node, ast.List) and all(isinstance(e, ast.Constant) for e in node.elts):
         return "`" + ",".join(str(e.value) for e in node.elts) + "`" if node.elts else "(empty)"  # type: ignore[attr-defined]
     return f"`{ast.unparse(node)}`"
@@ -228,14 +228,15 @@ def render_tools() -> str:
         "(`GET /api/tools`, `POST /api/tools/<name>`), `manage.py call_tool` and the chat agent",
         "see them. Arguments are checked against the input schema (unknown keys refused);",
         "results match the output schema (MCP `outputSchema`). Errors come back as tool",
-        "errors with the allowed values. Who may call what: [security model](../security/index.md).\n",
+        "errors with the allowed values.",
+        "Who may call what: [security model](../security/index.md).\n",
         "| tool | writes | least role | workspace |",
         "|---|---|---|---|",
     ]
     for definition in definitions:
         tool = REGISTRY[definition["name"]]
         out.append(
-            f"| [`{tool.name}`](#{tool.name.replace('_', '_')}) | "
+            f"| [`{tool.name}`](#{tool.name}) | "
             f"{'no' if tool.read_only else 'yes'} | {tool.min_role} | "
             f"{'required' if tool.needs_workspace else 'none'} |"
         )
@@ -261,8 +262,10 @@ def openapi_schema() -> tuple[dict[str, Any], str]:
     from drf_spectacular.renderers import OpenApiYamlRenderer
 
     with translation.override("en"):
-        schema = SchemaGenerator().get_schema(request=None, public=True)
-        text = OpenApiYamlRenderer().render(schema, renderer_context={}).decode("utf-8")
+        generator = SchemaGenerator()  # type: ignore[no-untyped-call]
+        schema = generator.get_schema(request=None, public=True)  # type: ignore[no-untyped-call]
+        renderer = OpenApiYamlRenderer()
+        text = renderer.render(schema, renderer_context={}).decode("utf-8")  # type: ignore[no-untyped-call]
     return schema, text
 
 
@@ -328,7 +331,8 @@ def render_benchmark(path: Path) -> str:
     if command:
         out.append(f"Made by `{command}`.\n")
     out += [
-        f"From the `--json` report [{path.name}]({path.name}), every value as the command wrote it.\n",
+        f"From the `--json` report [{path.name}]({path.name}),",
+        "every value as the command wrote it.\n",
         "| key | value |",
         "|---|---|",
     ]
@@ -352,7 +356,9 @@ def render_benchmarks() -> dict[Path, str]:
     written = [
         page
         for page in sorted(folder.glob("*.md"))
-        if page.name != "index.md" and page.with_suffix(".json") not in reports
+        if page.name != "index.md"
+        and page not in orphans()
+        and page.with_suffix(".json") not in reports
     ]
     index = [
         GENERATED,
@@ -382,6 +388,17 @@ def render_benchmarks() -> dict[Path, str]:
 # --- Main ----------------------------------------------------------------------------------
 
 
+def orphans() -> list[Path]:
+    """Generated report pages whose JSON report is gone."""
+    return [
+        page
+        for page in sorted((DOCS / "benchmarks").glob("*.md"))
+        if page.name != "index.md"
+        and not page.with_suffix(".json").exists()
+        and page.read_text(encoding="utf-8").startswith(GENERATED)
+    ]
+
+
 def render_all() -> dict[Path, str]:
     """Every generated page, by path, as it should be on disk."""
     schema, schema_yaml = openapi_schema()
@@ -396,11 +413,12 @@ def render_all() -> dict[Path, str]:
 
 
 def stale(pages: dict[Path, str]) -> list[Path]:
-    return [
+    changed = [
         path
         for path, text in pages.items()
         if not path.exists() or path.read_text(encoding="utf-8") != text
     ]
+    return changed + orphans()
 
 
 def main() -> int:
@@ -413,6 +431,8 @@ def main() -> int:
         for path in old:
             print(f"stale: {path.relative_to(ROOT)} (run python docs/gen/build_reference.py)")
         return 1 if old else 0
+    for path in orphans():
+        path.unlink()
     for path, text in pages.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
