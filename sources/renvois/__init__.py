@@ -10,6 +10,6 @@ from __future__ import annotations
 
 from sources.renvois._extract import Mention, extract_references
 
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 
 __all__ = ["EXTRACTOR_VERSION", "Mention", "extract_references"]
