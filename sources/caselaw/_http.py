@@ -5,7 +5,9 @@ The sites ask for 500 ms between requests. The spacing is counted from the end o
 request to the start of the next, under a file lock per host, so every process of this
 machine (web, workers, MCP) shares it. Requests waiting for a host take turns by firm
 (:class:`_Turns`): one firm's many searches cannot starve another's, and a firm with
-``LEXROOM_CASELAW_QUEUE_PER_FIRM`` requests waiting is told "busy" with a Retry-After.
+``LEXROOM_CASELAW_QUEUE_PER_FIRM`` requests waiting (for a turn, or in a retry's backoff) is
+told "busy" with a Retry-After. While it waits, a request holds no database connection unless
+its caller's transaction does (the pages and ``/api/``, in the tenant's transaction).
 
 The cache is the firm's own: its key names the firm (:func:`for_firm`), so whether an answer
 came from the cache, and its age, only ever tells a firm about its own searches (a shared
@@ -50,6 +52,7 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 30.0
 LOCK_WAIT_SECONDS = 30.0
 PURGE_ONE_IN = 100  # fetches: now and then, the answers older than any TTL go
+REST_MARK = "~rest"  # a ticket's name ends so while its request sleeps before a retry
 
 
 class CaseLawError(Exception):
@@ -175,8 +178,9 @@ class _Turns:
                 pass
         return live
 
-    def join(self, firm: str) -> None:
-        """Take a ticket; :class:`CaseLawError` (busy) when the firm's queue is full."""
+    def join(self, firm: str, *, resting: bool = False) -> None:
+        """Take a ticket; :class:`CaseLawError` (busy) when the firm's queue is full.
+        ``resting``: a retry's backoff, counted in the firm's queue but taking no turn."""
         with self._guard():
             live = self._live()
             waiting = sum(1 for name in live if name.split("~")[0] == firm)
@@ -184,6 +188,7 @@ class _Turns:
                 raise self.busy(len(live))
             # Locked under a hidden name, then renamed: never seen unlocked (as dead).
             name = f"{firm}~{time.time_ns():020d}~{os.getpid()}-{threading.get_ident()}"
+            name += REST_MARK if resting else ""
             hidden = self.folder / f".{name}"
             self.handle = hidden.open("a")
             fcntl.flock(self.handle, fcntl.LOCK_EX)
@@ -193,7 +198,7 @@ class _Turns:
     def is_next(self) -> bool:
         """Is our ticket the one to serve now? (The caller then tries the host's lock.)"""
         with self._guard():
-            live = self._live()
+            live = [name for name in self._live() if not name.endswith(REST_MARK)]
             try:
                 last = self.last_path.read_text()
             except OSError:
@@ -209,6 +214,15 @@ class _Turns:
         with self._guard():
             if self.ticket is not None:
                 self.last_path.write_text(self.ticket.name.split("~")[0])
+            self.leave()
+
+    @contextmanager
+    def resting(self, firm: str) -> Iterator[None]:
+        """Held through a retry's backoff: the request still counts in the firm's queue."""
+        self.join(firm, resting=True)
+        try:
+            yield
+        finally:
             self.leave()
 
     def leave(self) -> None:
@@ -297,6 +311,14 @@ def _request(client: httpx.Client, url: str) -> tuple[int, str, bytes, str | Non
         )
 
 
+def _release_connections() -> None:
+    """Close this thread's database connections that no transaction holds (a pooled one goes
+    back to its pool). One inside a transaction stays open: it is the caller's."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
 class Fetcher:
     """GETs to one site, cached (``ttl`` seconds) in ``CaseLawResponse``."""
 
@@ -316,6 +338,7 @@ class Fetcher:
         now = timezone.now()
         if cached is not None and (now - cached.fetched_at).total_seconds() < ttl:
             return Fetched(url, bytes(cached.body), cached.content_type, cached.fetched_at, True)
+        _release_connections()  # what follows is waiting: for a turn, the site, a backoff
         try:
             status, content_type, body = self._fetch(url)
         except CaseLawError as exc:
@@ -370,7 +393,8 @@ class Fetcher:
                     if status not in RETRY_STATUSES:
                         break
                 if attempt + 1 < attempts:
-                    time.sleep(_backoff(attempt, retry_after))
+                    with _Turns(self.host).resting(_firm_key()):
+                        time.sleep(_backoff(attempt, retry_after))
         message = gettext(
             "%(site)s cannot be reached or fails (%(problem)s, %(attempts)d attempts). "
             "Try again later; this is not an answer that no case law exists."

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from agents.tools import call_tool
+from sources.caselaw import _http
 from tests.conftest import Room, login
 from workspaces.models import User
 
@@ -131,3 +132,48 @@ def test_the_cache_report_says_nothing_of_another_firms_searches(room: Room, fak
     again = search(room.foreigner)
     assert again["cache"]["from_cache"] == again["cache"]["requests"] > 0
     assert len(fake_caselaw.log) == 2 * asked
+
+
+def _resting(room: Room) -> bool:
+    """Does a request of the room's firm sleep before a retry, counted in its queue?"""
+    queue = Path(settings.LEXROOM_DATA_DIR) / "caselaw" / "queue-127.0.0.1"
+    return any(
+        path.name.split("~")[0].endswith(f".firm{room.firm.pk}") and path.name.endswith("~rest")
+        for path in queue.iterdir()
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_waiting_to_retry_counts_in_its_firms_queue(room: Room, fake_caselaw):
+    errors: list[BaseException] = []
+    fake_caselaw.fail_status, fake_caselaw.fail_count = 503, 1  # the first answer: retry
+    with override_settings(
+        LEXROOM_CASELAW_QUEUE_PER_FIRM=1,
+        LEXROOM_CASELAW_BACKOFF_SECONDS=3,
+        LEXROOM_CASELAW_RETRIES=1,
+    ):
+        retrying = _started(room.viewer, "éolienne", errors, jurisdiction="TA")
+        deadline = time.monotonic() + 10
+        while not _resting(room) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        refused: list[BaseException] = []
+        _search(room.viewer, "urbanisme", refused, jurisdiction="TA")
+        retrying.join(timeout=30)
+    assert not errors, errors
+    assert [getattr(exc, "kind", exc) for exc in refused] == ["rate_limited"]
+
+
+@pytest.mark.django_db(transaction=True)  # no test transaction around the call
+def test_a_request_to_a_site_holds_no_database_connection(room: Room, fake_caselaw, monkeypatch):
+    held: list[bool] = []
+    original = _http._request
+
+    def request(*args: Any) -> Any:
+        held.append(connections["default"].connection is not None)
+        return original(*args)
+
+    monkeypatch.setattr(_http, "_request", request)
+    errors: list[BaseException] = []
+    _search(room.viewer, "éolienne", errors, jurisdiction="TA")
+    assert not errors, errors
+    assert held == [False]
