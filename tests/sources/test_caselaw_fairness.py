@@ -111,7 +111,9 @@ def test_a_full_firm_queue_is_busy_with_retry_after_on_rest_and_the_page(room, f
     assert response.status_code == 429, response.content
     assert int(response["Retry-After"]) >= 1
     body: dict[str, Any] = response.json()
-    assert body["error"] == "rate_limited" and "busy" in body["message"]
+    # In the viewer's language (the firm's: French): the site, and when to try again.
+    assert body["error"] == "rate_limited" and "127.0.0.1" in body["message"]
+    assert f"{response['Retry-After']} s" in body["message"]
     assert page.status_code == 429 and int(page["Retry-After"]) >= 1
     assert not errors and not foreign, (errors, foreign)
 
@@ -177,3 +179,41 @@ def test_a_request_to_a_site_holds_no_database_connection(room: Room, fake_casel
     _search(room.viewer, "éolienne", errors, jurisdiction="TA")
     assert not errors, errors
     assert held == [False]
+
+
+def test_a_firm_that_used_the_site_least_lately_goes_before_a_flood(settings, tmp_path):
+    from sources.caselaw._turns import Turns
+
+    settings.LEXROOM_DATA_DIR = str(tmp_path)
+    flood, light = Turns("site.example"), Turns("site.example")
+    for _ in range(5):  # the flooding firm was served five times just now
+        served = Turns("site.example")
+        served.join("db.firm1")
+        served.served()
+    flood.join("db.firm1")  # waiting first
+    light.join("db.firm2")  # waiting since after it
+    try:
+        assert light.is_next() and not flood.is_next()
+        light.served()
+        assert flood.is_next()  # alone in the queue: served, whatever its use
+    finally:
+        flood.leave()
+        light.leave()
+
+
+def test_firms_that_used_the_site_alike_alternate(settings, tmp_path):
+    from sources.caselaw._turns import Turns
+
+    settings.LEXROOM_DATA_DIR = str(tmp_path)
+    order = []
+    waiting = {firm: Turns("site.example") for firm in ("db.firm1", "db.firm2")}
+    for firm, turns in waiting.items():
+        turns.join(firm)
+    for _ in range(4):
+        firm, turns = next((f, t) for f, t in waiting.items() if t.is_next())
+        order.append(firm)
+        turns.served()
+        turns.join(firm)  # asks again at once
+    for turns in waiting.values():
+        turns.leave()
+    assert order == ["db.firm1", "db.firm2", "db.firm1", "db.firm2"]
