@@ -276,6 +276,14 @@ Q_CLUSTER = {
 # A stopping worker (SIGTERM, Ctrl-C) lets its tasks run this long, then ends them; they are
 # queued again at once (tasks are idempotent).
 LEXROOM_WORKER_STOP_SECONDS = env_int("LEXROOM_WORKER_STOP_SECONDS", 5, minimum=1)
+# Once the install has more than one firm, one firm runs at most `workers - this` tasks at once
+# in a cluster (at least one): a worker is always left for another firm's task. 0: no share.
+LEXROOM_WORKERS_RESERVED = env_int("LEXROOM_WORKERS_RESERVED", 1, minimum=0)
+# Niceness added to the task workers (clamped at 19): the web server keeps the CPU while
+# background work reads a hostile file.
+LEXROOM_WORKER_NICE = env_int("LEXROOM_WORKER_NICE", 5, minimum=0)
+# Niceness the child reading a PDF or DOCX adds to its worker's (5 + 5 by default).
+LEXROOM_EXTRACT_NICE = env_int("LEXROOM_EXTRACT_NICE", 5, minimum=0)
 # The embedding rounds' queue: a cluster started as `Q_CLUSTER_NAME=NAME manage.py qcluster`
 # (a GPU host) takes them; empty: the main queue.
 LEXROOM_EMBED_QUEUE = env_str("LEXROOM_EMBED_QUEUE", "")
