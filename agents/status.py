@@ -14,7 +14,7 @@ import pydantic
 from django.conf import settings
 from django.utils.translation import gettext
 
-from documents.embeddings import ResidentModel, embedding_model_name, pick_device, resident_models
+from core.embeddings import ResidentModel, embedding_model_name, pick_device, resident_models
 from documents.llm import llm_client, shown_url
 
 # Asking Ollama can fail as HTTP, as a refusal, or with a server that does not speak Ollama.

@@ -20,7 +20,7 @@ import pydantic
 from django.conf import settings
 from django.utils.translation import gettext
 
-from documents.embeddings import ModelUnavailable
+from core.embeddings import ModelUnavailable
 
 
 class LlmUnavailable(ModelUnavailable):

@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from documents.models import Chunk
 from search.errors import InvalidSearchArguments, ResultNotFound
 from search.models import LexemeStat, RelevanceJudgment, TextStats

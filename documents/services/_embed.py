@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.db.models import Count, Exists, OuterRef
 
-from documents.embeddings import get_encoder, vector_index_ensure
-from documents.metrics import timed
+from core.embeddings import get_encoder, vector_index_ensure
+from core.metrics import timed
 from documents.models import Chunk, Document, DocumentStatus
 from documents.selectors import needs_embedding
 

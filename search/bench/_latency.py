@@ -11,7 +11,7 @@ import numpy as np
 from django.conf import settings
 from django.test.utils import override_settings
 
-from documents.embeddings import load_cross_encoder, pick_device, resolve_model_path
+from core.embeddings import load_cross_encoder, pick_device, resolve_model_path
 from documents.llm import llm_client
 from search.bench._workload import Call, search_calls
 from search.ranking._judge import judge_model

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from documents.embeddings import embedding_model_name, get_encoder
+from core.embeddings import embedding_model_name, get_encoder
 from search.learning._fit import FitOptions, FitResult, JudgedQuery, fit_adapter
 from search.learning._quota import RaterUse, Rating, ratings_within_quota
 from search.models import RelevanceJudgment, SearchAdapter
