@@ -22,9 +22,9 @@ from search.errors import InvalidSearchArguments, ResultNotFound
 from search.models import LexemeStat, RelevanceJudgment, TextStats
 from search.paging import clean_query
 from search.selectors import query_digest
+from workspaces.audit import audit_record
 from workspaces.locks import LockNamespace, workspace_xact_lock
 from workspaces.models import User, Workspace
-from workspaces.services import audit_record
 
 
 def _lock(workspace_id: int) -> None:

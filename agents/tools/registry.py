@@ -26,6 +26,7 @@ from core.embeddings import ModelUnavailable
 from core.metrics import timed
 from core.parsers import MAX_JSON_DEPTH, json_depth, json_has_nul
 from search.errors import InvalidSearchArguments
+from workspaces.audit import audit_record
 from workspaces.credentials import acting_token
 from workspaces.models import PersonalToken, Role, User, Workspace
 from workspaces.selectors import (
@@ -34,7 +35,6 @@ from workspaces.selectors import (
     workspace_get_for_member,
     workspace_slugs_for_user,
 )
-from workspaces.services import audit_record
 from workspaces.tenancy import current_scope, current_workspace_ids, tenant_scope, user_scope
 
 
