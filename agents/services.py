@@ -16,8 +16,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from agents.models import Conversation, Mode, TraceStep, Turn, TurnStatus
+from workspaces.audit import audit_record
 from workspaces.models import User, Workspace
-from workspaces.services import audit_record
 from workspaces.tenancy import workspace_scope
 
 MAX_QUESTION_CHARS = 2000

@@ -1,6 +1,6 @@
 """Model status, read only: what IT checks when the assistant or search says a model is missing.
 
-Ollama through the client ``documents.llm`` builds (version, models pulled and loaded, the
+Ollama through the client ``core.llm`` builds (version, models pulled and loaded, the
 configured models' capabilities), and for embeddings this process's device, GPU memory and the
 models it holds. Nothing is pulled or loaded to report, and a stopped Ollama is reported, never
 raised: the page and ``manage.py llm_status`` are what one opens when something is down.
@@ -14,8 +14,8 @@ import pydantic
 from django.conf import settings
 from django.utils.translation import gettext
 
-from documents.embeddings import ResidentModel, embedding_model_name, pick_device, resident_models
-from documents.llm import llm_client, shown_url
+from core.embeddings import ResidentModel, embedding_model_name, pick_device, resident_models
+from core.llm import llm_client, shown_url
 
 # Asking Ollama can fail as HTTP, as a refusal, or with a server that does not speak Ollama.
 OLLAMA_ERRORS = (ollama.ResponseError, httpx.HTTPError, ConnectionError, ValueError,
@@ -33,7 +33,7 @@ class ConfiguredModel(pydantic.BaseModel):
 
 
 class OllamaStatus(pydantic.BaseModel):
-    url: str  # as shown: no credentials (documents.llm.shown_url)
+    url: str  # as shown: no credentials (core.llm.shown_url)
     reachable: bool = False
     error: str = ""
     version: str = ""
@@ -150,7 +150,7 @@ def _check_tools(client: ollama.Client, model: ConfiguredModel) -> None:
 
 
 def _failure(exc: Exception, *, model: str = "") -> str:
-    """In words, with the fix: the same sentences as documents.llm's errors."""
+    """In words, with the fix: the same sentences as core.llm's errors."""
     if isinstance(exc, ollama.ResponseError) and exc.status_code == 404 and model:
         return _not_pulled(model)
     if isinstance(exc, ollama.ResponseError):

@@ -28,8 +28,8 @@ from compliance.checks import (
 )
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
 from compliance.quantities import fold
-from documents.embeddings import embedding_model_name, get_encoder
-from documents.llm import LlmUnavailable, chat_json
+from core.embeddings import embedding_model_name, get_encoder
+from core.llm import LlmUnavailable, chat_json
 from documents.models import Chunk, Document, DocumentStatus
 from workspaces.tenancy import workspace_scope
 

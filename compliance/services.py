@@ -20,8 +20,8 @@ from compliance.models import (
     WorkspacePlaybook,
 )
 from compliance.playbooks import PlaybookSpec, RuleSpec
+from workspaces.audit import audit_record
 from workspaces.models import Firm, User, Workspace
-from workspaces.services import audit_record
 
 
 class ComplianceError(ValueError):

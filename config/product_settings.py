@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_prices, env_str
+from core.env import env_bool, env_float, env_int, env_list, env_prices, env_str
 
 # --- Playbooks: a firm admin's file and patterns, bounded first (docs/security/patterns.md).
 LEXROOM_PLAYBOOK_MAX_DEPTH = env_int("LEXROOM_PLAYBOOK_MAX_DEPTH", 20, minimum=4)
@@ -34,7 +34,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 LEXROOM_ZIP_MAX_FILES = env_int("LEXROOM_ZIP_MAX_FILES", 2000, minimum=1)
 LEXROOM_ZIP_MAX_TOTAL_BYTES = env_int("LEXROOM_ZIP_MAX_TOTAL_MB", 1000, minimum=1) * 1024 * 1024
 # Production default on GPU; tests, CI and `make run` use the model shipped in a wheel.
-# auto: BAAI/bge-m3 on a GPU, a small multilingual e5 on CPU (documents.embeddings).
+# auto: BAAI/bge-m3 on a GPU, a small multilingual e5 on CPU (core.embeddings).
 LEXROOM_EMBEDDING_MODEL = env_str("LEXROOM_EMBEDDING_MODEL", "auto")
 LEXROOM_EMBEDDING_DEVICE = env_str("LEXROOM_EMBEDDING_DEVICE", "auto")
 LEXROOM_EMBEDDING_DTYPE = env_str("LEXROOM_EMBEDDING_DTYPE", "auto")

@@ -10,7 +10,7 @@ import django_stubs_ext
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import (
+from core.env import (
     dotenv_load,
     env_bool,
     env_int,
@@ -91,7 +91,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Below WhiteNoise, so static files keep their cache lifetimes and carry no policy.
     "csp.middleware.CSPMiddleware",
-    "config.middleware.SecurityHeadersMiddleware",
+    "core.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -126,7 +126,7 @@ TEMPLATES = [
 # --- Database: embedded Postgres by default, any Postgres >= 15 with pgvector via DATABASE_URL.
 LEXROOM_DB_APP_ROLE = env_str("LEXROOM_DB_APP_ROLE", "lexroom_app")
 # Owns the tables and runs the migrations (no login: migrate reaches it with SET ROLE from the
-# admin connection); the app role only reads and writes rows. See config/db_backend/roles.py.
+# admin connection); the app role only reads and writes rows. See core/db_backend/roles.py.
 LEXROOM_DB_OWNER_ROLE = env_str("LEXROOM_DB_OWNER_ROLE", "lexroom_owner")
 for _role in (LEXROOM_DB_APP_ROLE, LEXROOM_DB_OWNER_ROLE):
     # They go into SQL and a libpq option: plain names only.
@@ -156,7 +156,7 @@ if DATABASE_URL:
     }
 else:
     _database = {
-        "ENGINE": "config.db_backend",
+        "ENGINE": "core.db_backend",
         "NAME": LEXROOM_DB_NAME,
         "USER": LEXROOM_DB_APP_ROLE,
         "PASSWORD": "",
@@ -308,7 +308,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["workspaces.authentication.TokenPermissions"],
     "DEFAULT_PARSER_CLASSES": [
-        "workspaces.parsers.BoundedJSONParser",
+        "core.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Prefetch
 from django.utils.translation import gettext, pgettext
 
+from core.normalize import fold_accents
 from documents.duplicates import group_duplicates
 from documents.listeners import workspace_analyzed
 from documents.models import (
@@ -29,7 +30,6 @@ from documents.models import (
     DuplicateMember,
     LinkKind,
 )
-from documents.normalize import fold_accents
 from workspaces.locks import LockNamespace, workspace_xact_lock
 from workspaces.models import Workspace
 

@@ -11,7 +11,7 @@ class DocumentsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from documents.embeddings import vector_indexes_create
+        from documents.vector_index import vector_indexes_create
 
         # Built by migrate, as the owner role: the app role cannot create indexes.
         post_migrate.connect(vector_indexes_create, sender=self)

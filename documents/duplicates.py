@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from datasketch import MinHash, MinHashLSH  # type: ignore[import-untyped]
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 
 _COMBINING_MARKS = re.compile(r"[\u0300-\u036f]")
 _NON_WORD = re.compile(r"[\W_]+")

@@ -217,7 +217,7 @@ class Chunk(models.Model):
     page_start = models.PositiveIntegerField(default=1)
     page_end = models.PositiveIntegerField(default=1)
     # Dimension-free column: the model (and so the dimension) is a setting. Each dimension in
-    # use gets its own partial HNSW index (documents.embeddings.vector_index_ensure).
+    # use gets its own partial HNSW index (documents.vector_index.vector_index_ensure).
     embedding = VectorField(null=True, blank=True)
     embedding_model = models.CharField(max_length=200, blank=True)
     # The lowest mean OCR confidence (0-100) of the OCR'd pages it spans; null: text layer.

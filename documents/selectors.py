@@ -11,9 +11,9 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext
 
+from core.embeddings import embedding_model_name
 from documents import provenance
 from documents.chunking import page_of
-from documents.embeddings import embedding_model_name
 from documents.models import (
     Chunk,
     Document,

@@ -1,7 +1,7 @@
 """Full-text indexing of chunks: accent-folded, weighted tsvectors in the document's language.
 
 The embedded Postgres has no ``unaccent`` extension, so accents are folded in Python, the
-same way for the stored vectors and for queries (``documents.normalize.fold_accents``),
+same way for the stored vectors and for queries (``core.normalize.fold_accents``),
 which keeps them comparable.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from django.db import connection
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 
 # Postgres text-search configurations per detected document language.
 TS_CONFIGS = {"fr": "french", "en": "english"}

@@ -6,8 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from core.normalize import fold_accents, iso_date
 from documents.models import Document, DocumentLink
-from documents.normalize import fold_accents, iso_date
 from documents.provenance import signature_as_known
 from search.results import Party, RenewalTerms
 

@@ -16,15 +16,15 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from documents.models import Chunk
 from search.errors import InvalidSearchArguments, ResultNotFound
 from search.models import LexemeStat, RelevanceJudgment, TextStats
 from search.paging import clean_query
 from search.selectors import query_digest
+from workspaces.audit import audit_record
 from workspaces.locks import LockNamespace, workspace_xact_lock
 from workspaces.models import User, Workspace
-from workspaces.services import audit_record
 
 
 def _lock(workspace_id: int) -> None:

@@ -31,7 +31,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from documents.embeddings import ModelUnavailable, embedding_model_name
+from core.embeddings import ModelUnavailable, embedding_model_name
 from search.errors import InvalidSearchArguments, ResultNotFound
 from search.filters import SearchFilters, parse_filters
 from search.learning import (

@@ -28,7 +28,7 @@ from typing import Any
 
 from django.db import transaction
 
-from documents.embeddings import get_encoder
+from core.embeddings import get_encoder
 from sources.embedding import article_passage, versions_embed
 from sources.evals.lookup import SuiteUnavailable, code_as_of, require_path
 from sources.importing import HISTORY_FILE, read_codes_jsonl, read_history

@@ -1,6 +1,6 @@
 """Vectors of the articles: "Code > path > Article N" and the text, with the configured model.
 
-The same encoder as the contracts (``documents.embeddings``); a version whose stored model is
+The same encoder as the contracts (``core.embeddings``); a version whose stored model is
 not the configured one is re-embedded, and a version with no vector is only left out of the
 vector arm of the search, never out of the library.
 """
@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from django.db import transaction
 from django.db.models import Q
 
-from documents.embeddings import get_encoder
+from core.embeddings import get_encoder
 from sources.models import ArticleVersion, LegalCode
 
 Progress = Callable[[int, int], None]

@@ -9,7 +9,7 @@ from typing import Any
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 from sources.models import ArticleVersion, LegalCode
 from sources.references import ResolvedRenvoi, cited_by, renvois_out
 from sources.selectors import article_history

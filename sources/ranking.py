@@ -19,8 +19,8 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, Max
 
-from documents.embeddings import ModelUnavailable, embedding_model_name
-from documents.normalize import fold_accents
+from core.embeddings import ModelUnavailable, embedding_model_name
+from core.normalize import fold_accents
 from search.ranking import ArmRow, embed_query, fuse
 from sources.models import ArticleVersion, LegalCode
 from sources.numbers import normalise_article_number

@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 from sources.importing import CodeRecord, ImportProblem, VersionRecord
 from sources.models import ArticleVersion, LegalCode, VersionState
 from sources.references import renvois_rebuild

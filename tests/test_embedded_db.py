@@ -14,12 +14,12 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from config.db_backend.server import ensure_embedded_server
+from core.db_backend.server import ensure_embedded_server
 
 ROOT = Path(__file__).resolve().parent.parent
 JOIN = (
     "import sys; from pathlib import Path;"
-    "from config.db_backend.server import ensure_embedded_server;"
+    "from core.db_backend.server import ensure_embedded_server;"
     "s = ensure_embedded_server(Path(sys.argv[1])); print(s.pid, flush=True);"
     "sys.stdin.read() if len(sys.argv) > 2 else None"
 )
@@ -77,7 +77,7 @@ def test_server_stops_when_its_only_user_is_killed(tmp_path):
 # its parent while the child runs, and stops when the child ends with os._exit.
 FORK = (
     "import os, sys, time; from pathlib import Path;"
-    "from config.db_backend.server import ensure_embedded_server;"
+    "from core.db_backend.server import ensure_embedded_server;"
     "s = ensure_embedded_server(Path(sys.argv[1]));"
     "child = os.fork()\n"
     "if child == 0:\n"
@@ -106,7 +106,7 @@ def test_forked_child_keeps_the_server_until_it_ends(tmp_path):
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
 def test_signal_to_a_command_stops_the_server(tmp_path, stop_signal):
     code = (
-        "from django.db import connection; from config.db_backend.server import _started;"
+        "from django.db import connection; from core.db_backend.server import _started;"
         "connection.ensure_connection(); [(s, _)] = _started.values(); print(s.pid, flush=True);"
         "import time; time.sleep(120)"
     )
@@ -156,7 +156,7 @@ def test_committed_rows_survive_a_server_killed_hard(tmp_path):
     assert _wait_gone(pid)
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
-    from config.db_backend import server as server_module
+    from core.db_backend import server as server_module
 
     server_module._started.pop(server.pgdata, None)  # this process must start it again
     second = _join(tmp_path)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import dotenv_load, dotenv_parse, env_bool, env_int, env_secret, parse_database_url
+from core.env import dotenv_load, dotenv_parse, env_bool, env_int, env_secret, parse_database_url
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,9 +25,9 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from workspaces.audit import audit_record_scoped
 from workspaces.models import AuditEvent, Firm, Membership, PersonalToken, User, Workspace
 from workspaces.selectors import token_with_workspace_slugs
+from workspaces.services import audit_record_scoped
 from workspaces.tenancy import current_workspace_ids, scope_in_firm
 from workspaces.tokens import token_revoke
 

@@ -1,42 +1,40 @@
-"""Audit rows written from outside the target's tenant scope (admin pages, sign-in)."""
+"""The audit trail's one writer: a row for each write a lawyer would ask "who did this?" about.
+
+Below tenancy (which audits its own bypasses) and the services: it imports neither.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from workspaces.credentials import acting_token_id
 from workspaces.models import AuditEvent, Firm, User, Workspace
-from workspaces.services import audit_record
-from workspaces.tenancy import scope_in_firm
 
 
-def audit_record_scoped(
+def audit_record(
     *,
     firm: Firm,
     action: str,
-    workspace: Workspace | None = None,
     actor: User | None = None,
     actor_label: str = "",
+    workspace: Workspace | None = None,
     target: str = "",
     details: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    """``audit_record`` in a scope of exactly ``firm`` (and ``workspace``), whatever the caller's.
+    """Append an audit row. Must run inside a tenant scope that covers ``workspace``.
 
-    RLS checks writes too: a sign-in has no scope at all, and an install superuser's admin
-    scope is their own firm's, so the row for another firm could not be written otherwise.
+    A write made with a personal token records the token's id (``details.token_id``).
     """
-    scope = scope_in_firm(
+    details = dict(details or {})
+    token_id = acting_token_id()
+    if token_id is not None:
+        details.setdefault("token_id", token_id)
+    return AuditEvent.objects.create(
         firm=firm,
-        workspace_ids=(workspace.pk,) if workspace else (),
-        reason=f"audit of {action}",
-        actor_label=actor_label or str(actor or ""),
+        workspace=workspace,
+        actor=actor,
+        actor_label=actor_label or (actor.email if actor else "system"),
+        action=action,
+        target=target[:200],
+        details=details,
     )
-    with scope:
-        return audit_record(
-            firm=firm,
-            workspace=workspace,
-            actor=actor,
-            actor_label=actor_label,
-            action=action,
-            target=target,
-            details=details,
-        )

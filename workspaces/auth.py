@@ -28,8 +28,8 @@ from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from workspaces.audit import audit_record_scoped
 from workspaces.models import LoginFailure, User
+from workspaces.services import audit_record_scoped
 
 logger = logging.getLogger(__name__)
 

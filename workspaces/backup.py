@@ -79,7 +79,7 @@ def target(dbname: str | None = None) -> Target:
     if settings.LEXROOM_EMBEDDED_DB:
         from pgserver._commands import POSTGRES_BIN_PATH
 
-        from config.db_backend.server import ensure_embedded_server
+        from core.db_backend.server import ensure_embedded_server
 
         server = ensure_embedded_server(Path(settings.LEXROOM_DATA_DIR))
         return Target(server.superuser_conninfo(name), name, Path(POSTGRES_BIN_PATH), role)
@@ -271,7 +271,7 @@ def backup_write(
 
 def _empty_database(found: Target) -> None:
     """Create the database if missing; refuse one that holds any table."""
-    from config.db_backend.server import bootstrap_database
+    from core.db_backend.server import bootstrap_database
 
     admin = psycopg.conninfo.conninfo_to_dict(found.conninfo)
     maintenance = psycopg.conninfo.make_conninfo(**{**admin, "dbname": "postgres"})  # type: ignore[arg-type]
@@ -285,7 +285,7 @@ def _empty_database(found: Target) -> None:
             f"The database {found.dbname!r} already holds {row[0]} tables: restore into an "
             "empty one (a new data directory, or a new LEXROOM_DB_NAME / database)."
         )
-    from config.db_backend.roles import roles_prepare
+    from core.db_backend.roles import roles_prepare
 
     # Only now, on a database found empty: the owner may create, the app role may not.
     roles_prepare(found.conninfo, owner=settings.LEXROOM_DB_OWNER_ROLE, app=found.app_role)
@@ -349,7 +349,7 @@ def backup_restore(
               "--no-password", "--no-owner", "--no-privileges", "--no-comments",
               f"--role={settings.LEXROOM_DB_OWNER_ROLE}", f"--dbname={conninfo}",
               str(Path(folder) / DUMP)], env)  # fmt: skip
-        from config.db_backend.roles import grants_apply
+        from core.db_backend.roles import grants_apply
 
         grants_apply(found.conninfo, owner=settings.LEXROOM_DB_OWNER_ROLE, app=found.app_role)
         restored = Path(folder) / MEDIA

@@ -1,7 +1,7 @@
 """Which credential is acting: the personal token behind the current API or MCP call.
 
 Set by the API layer (after DRF authenticated a token) and by the tool registry; read by
-:func:`workspaces.services.audit_record`, so every write made with a token records the
+:func:`workspaces.audit.audit_record`, so every write made with a token records the
 token's id without each service having to pass it along.
 """
 

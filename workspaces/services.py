@@ -8,42 +8,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext
 
-from workspaces.credentials import acting_token_id
+from workspaces.audit import audit_record
 from workspaces.models import AuditEvent, Firm, Membership, Role, User, Workspace
-from workspaces.tenancy import current_workspace_ids, firm_scope, workspace_scope
+from workspaces.tenancy import current_workspace_ids, firm_scope, scope_in_firm, workspace_scope
 
 
 class TenancyError(ValueError):
     """A tenancy request that cannot be honoured; the message is shown to the operator."""
-
-
-def audit_record(
-    *,
-    firm: Firm,
-    action: str,
-    actor: User | None = None,
-    actor_label: str = "",
-    workspace: Workspace | None = None,
-    target: str = "",
-    details: dict[str, Any] | None = None,
-) -> AuditEvent:
-    """Append an audit row. Must run inside a tenant scope that covers ``workspace``.
-
-    A write made with a personal token records the token's id (``details.token_id``).
-    """
-    details = dict(details or {})
-    token_id = acting_token_id()
-    if token_id is not None:
-        details.setdefault("token_id", token_id)
-    return AuditEvent.objects.create(
-        firm=firm,
-        workspace=workspace,
-        actor=actor,
-        actor_label=actor_label or (actor.email if actor else "system"),
-        action=action,
-        target=target[:200],
-        details=details,
-    )
 
 
 def _not_in_firm(user: User, firm: Firm) -> str:
@@ -155,3 +126,37 @@ def user_language_set(*, user: User, language: str) -> User:
     user.language = language
     user.save(update_fields=["language"])
     return user
+
+
+# Audit rows written from outside the target's tenant scope (admin pages, sign-in).
+def audit_record_scoped(
+    *,
+    firm: Firm,
+    action: str,
+    workspace: Workspace | None = None,
+    actor: User | None = None,
+    actor_label: str = "",
+    target: str = "",
+    details: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """``audit_record`` in a scope of exactly ``firm`` (and ``workspace``), whatever the caller's.
+
+    RLS checks writes too: a sign-in has no scope at all, and an install superuser's admin
+    scope is their own firm's, so the row for another firm could not be written otherwise.
+    """
+    scope = scope_in_firm(
+        firm=firm,
+        workspace_ids=(workspace.pk,) if workspace else (),
+        reason=f"audit of {action}",
+        actor_label=actor_label or str(actor or ""),
+    )
+    with scope:
+        return audit_record(
+            firm=firm,
+            workspace=workspace,
+            actor=actor,
+            actor_label=actor_label,
+            action=action,
+            target=target,
+            details=details,
+        )

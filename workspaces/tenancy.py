@@ -273,8 +273,8 @@ def tenant_bypass(*, firm: Firm, reason: str, actor_label: str) -> Iterator[tupl
     The one scope that may widen an outer one. The audit row is written inside the same
     transaction: no bypass without its trace.
     """
+    from workspaces.audit import audit_record
     from workspaces.models import Workspace
-    from workspaces.services import audit_record
 
     outer = _scope.get()
     user_id = outer.user_id if outer else None

@@ -14,8 +14,9 @@ from django.db.models import Model, Q
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from workspaces.audit import audit_record
 from workspaces.models import Firm, PersonalToken, User, Workspace
-from workspaces.services import TenancyError, audit_record
+from workspaces.services import TenancyError
 from workspaces.tenancy import firm_scope
 
 TOKEN_PREFIX = "lxr_"  # noqa: S105 - a prefix, not a secret

@@ -9,10 +9,10 @@ from django.utils.translation import gettext
 
 from agents.chat._loop import Emit, drive, new_run, start
 from agents.chat._tools import Caller
-from agents.llm import ChatModel, chat_model
 from agents.models import Turn, TurnStatus
 from agents.selectors import external_sites_allowed
 from agents.services import turn_claim
+from core.llm import ChatModel, chat_model
 from workspaces.models import PersonalToken, User
 from workspaces.tenancy import workspace_scope
 

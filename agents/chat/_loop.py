@@ -34,12 +34,12 @@ from agents.chat._tools import (
     run_tool,
     tool_schemas,
 )
-from agents.llm import ChatModel, LlmReply, ToolsUnsupported, fast_model, main_model
+from agents.llm import fast_model, main_model
 from agents.models import Mode, Turn, TurnStatus
 from agents.selectors import turn_history
 from agents.services import trace_add, trace_next_position, turn_save
 from agents.telemetry import step_span, turn_span
-from documents.llm import LlmUnavailable
+from core.llm import ChatModel, LlmReply, LlmUnavailable, ToolsUnsupported
 from workspaces.tenancy import workspace_scope
 
 logger = logging.getLogger(__name__)

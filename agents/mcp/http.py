@@ -57,7 +57,7 @@ from agents.mcp.server import (
     close_kept_connections,
     run_in_thread,
 )
-from documents.metrics import stage_timings
+from core.metrics import stage_timings
 
 logger = logging.getLogger(__name__)
 

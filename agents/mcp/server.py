@@ -30,7 +30,7 @@ from mcp.server.lowlevel import Server
 
 from agents.tools import ToolError, call_tool, tool_definitions
 from agents.tools.registry import ToolResult, result_text
-from documents.metrics import timed
+from core.metrics import timed
 from workspaces.models import PersonalToken, User
 from workspaces.tokens import token_authenticate
 

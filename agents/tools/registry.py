@@ -22,19 +22,19 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agents.tools._ratelimit import _rate_limit
 from agents.tools.errors import ToolError as ToolError
 from agents.tools.schema import flatten_schema, output_schema
-from documents.embeddings import ModelUnavailable
-from documents.metrics import timed
+from core.embeddings import ModelUnavailable
+from core.metrics import timed
+from core.parsers import MAX_JSON_DEPTH, json_depth, json_has_nul
 from search.errors import InvalidSearchArguments
+from workspaces.audit import audit_record
 from workspaces.credentials import acting_token
 from workspaces.models import PersonalToken, Role, User, Workspace
-from workspaces.parsers import MAX_JSON_DEPTH, json_depth, json_has_nul
 from workspaces.selectors import (
     RoleRequired,
     WorkspaceNotFound,
     workspace_get_for_member,
     workspace_slugs_for_user,
 )
-from workspaces.services import audit_record
 from workspaces.tenancy import current_scope, current_workspace_ids, tenant_scope, user_scope
 
 

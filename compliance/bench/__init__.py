@@ -20,7 +20,7 @@ from compliance.evals.cuad import scan_workspace
 from compliance.models import RuleKind
 from compliance.playbooks import DEFAULTS, PlaybookSpec, parse_playbook
 from compliance.scanning import _encoded
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from documents.models import Chunk
 from documents.selectors import chunks_pending_embedding
 from workspaces.models import Workspace

@@ -24,8 +24,8 @@ import numpy as np
 
 from compliance.checks import Article, CustomType, RuleView, check_contract, custom_types
 from compliance.scanning import encode
+from core.embeddings import embedding_model_name, get_encoder
 from documents.clause_types import classifier_for, cue_text
-from documents.embeddings import embedding_model_name, get_encoder
 
 FOLDER = Path("ana-fr-clauses") / "datasets" / "service_contract_sample"
 # The dataset's clause types → the taxonomy's (the others have none).

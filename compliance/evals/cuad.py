@@ -25,8 +25,8 @@ from compliance.playbooks import PlaybookSpec, RuleSpec
 from compliance.quantities import fold
 from compliance.scanning import scan_run
 from compliance.services import playbook_assign, playbook_import, scan_create
+from core.embeddings import embedding_model_name
 from documents.clause_types import BY_KEY, classifier_for
-from documents.embeddings import embedding_model_name
 from documents.evals._scoring import rate
 from documents.models import Chunk
 from search.evals._index import EVAL_USER, IndexedCorpus

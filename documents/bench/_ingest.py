@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.embeddings import Encoder, get_encoder
+from core.metrics import stage_timings
 from documents.bench._workspace import (
     BENCH_FIRM,
     BenchRefused,
@@ -23,8 +25,6 @@ from documents.bench._workspace import (
     bench_workspace_find,
     bench_workspace_release,
 )
-from documents.embeddings import Encoder, get_encoder
-from documents.metrics import stage_timings
 from documents.models import Chunk, Document, DocumentStatus
 from documents.pipeline import run_in_process, store_files
 from workspaces.bench.report import Reporter

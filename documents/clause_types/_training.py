@@ -11,6 +11,7 @@ import numpy as np
 from django.conf import settings
 from numpy.typing import NDArray
 
+from core.embeddings import get_encoder
 from documents.clause_types._classifier import Classifier
 from documents.clause_types._fit import Example, scores, split_by_group, train_classifier
 from documents.clause_types._sources import (
@@ -22,7 +23,6 @@ from documents.clause_types._sources import (
 )
 from documents.clause_types._store import clause_classifier_save
 from documents.clause_types._taxonomy import KEYS
-from documents.embeddings import get_encoder
 
 HELD_OUT = 0.2  # contracts kept out of training, to report the scores on
 MIN_EXAMPLES = 20

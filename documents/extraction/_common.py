@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 
 __all__ = ["fold_accents"]
 

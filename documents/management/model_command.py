@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from documents.embeddings import ModelUnavailable
+from core.embeddings import ModelUnavailable
 
 
 class ModelCommand(BaseCommand):

@@ -8,8 +8,8 @@ import numpy as np
 from django.db import connection, transaction
 from django.db.models.functions import Substr
 
+from core.embeddings import embedding_model_name
 from documents.clause_types import OPENING_CHARS, classifier_for, cue_text
-from documents.embeddings import embedding_model_name
 from documents.models import Chunk
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope

@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.db.models import Count, Exists, OuterRef
 
-from documents.embeddings import get_encoder, vector_index_ensure
-from documents.metrics import timed
+from core.embeddings import get_encoder
+from core.metrics import timed
 from documents.models import Chunk, Document, DocumentStatus
 from documents.selectors import needs_embedding
+from documents.vector_index import vector_index_ensure
 
 # Chunks a document takes per turn of an embedding batch: most contracts have fewer, so they
 # are embedded whole in one batch, whatever is queued before them (CUAD: 39 on average).

@@ -8,8 +8,8 @@ from django.utils.translation import gettext
 
 from documents import extraction
 from documents.models import Document, DocumentParty, Entity
+from workspaces.audit import audit_record
 from workspaces.models import User
-from workspaces.services import audit_record
 
 
 def entity_for_party(document: Document, name: str, siren_written: str) -> tuple[Entity, list[str]]:

@@ -14,10 +14,10 @@ from typing import Any
 
 from django.utils.translation import gettext
 
+from core.normalize import iso_date
 from documents import extraction, provenance
 from documents.extraction import ContractReading, Finding, PartialDate, Unknown
 from documents.models import Document
-from documents.normalize import iso_date
 from documents.services._fallback import with_fallback
 
 _FRENCH_MARKERS = re.compile(r"\b(le|la|les|des|du|et|est|pour|dans|contrat|présent)\b", re.I)

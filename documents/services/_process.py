@@ -18,10 +18,10 @@ from django.core.files.storage import default_storage
 from django.utils.formats import number_format
 from django.utils.translation import gettext
 
+from core.metrics import timed
 from documents import chunking, parsing
 from documents.duplicates import minhash_signature, text_fingerprint
 from documents.listeners import chunks_indexed, chunks_removing
-from documents.metrics import timed
 from documents.models import Chunk, Document, DocumentParty, DocumentStatus
 from documents.ocr import OcrError, ocr_pdf, ocr_unavailable
 from documents.services._entities import entity_for_party

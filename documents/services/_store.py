@@ -21,8 +21,8 @@ from django.utils.translation import gettext
 
 from documents import parsing
 from documents.models import Document, IngestBatch
+from workspaces.audit import audit_record
 from workspaces.models import User, Workspace
-from workspaces.services import audit_record
 
 DATAROOM_FIELDS = (
     "filename",

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 from search.bench._vocabulary import FILLERS_EN, FILLERS_FR, THEMES, Theme
 
 TOPICS = 200

@@ -19,7 +19,7 @@ def hnsw_index_name(dimension: int) -> str:
 
 
 def hnsw_definition(dimension: int) -> str:
-    """The definition documents.embeddings.vector_index_ensure uses (kept identical)."""
+    """The definition documents.vector_index.vector_index_ensure uses (kept identical)."""
     dim = int(dimension)
     return (
         f"CREATE INDEX {hnsw_index_name(dim)} ON documents_chunk "

@@ -11,8 +11,8 @@ import numpy as np
 from django.conf import settings
 from django.test.utils import override_settings
 
-from documents.embeddings import load_cross_encoder, pick_device, resolve_model_path
-from documents.llm import llm_client
+from core.embeddings import load_cross_encoder, pick_device, resolve_model_path
+from core.llm import llm_client
 from search.bench._workload import Call, search_calls
 from search.ranking._judge import judge_model
 from workspaces.models import Workspace

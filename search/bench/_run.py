@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from core.embeddings import Encoder, get_encoder
 from documents.bench import (
     BENCH_FIRM,
     BenchRefused,
@@ -14,7 +15,6 @@ from documents.bench import (
     bench_workspace_find,
     bench_workspace_release,
 )
-from documents.embeddings import Encoder, get_encoder
 from documents.services import workspace_contents_delete
 from search.bench._corpus import make_topics, topic_centroids
 from search.bench._explain import explain

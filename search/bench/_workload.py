@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from documents.embeddings import get_encoder
+from core.embeddings import get_encoder
 from documents.models import Document, Entity
 from search.bench._vocabulary import THEMES
 from search.ranking import rank_chunks

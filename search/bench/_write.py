@@ -15,9 +15,9 @@ import numpy as np
 from django.db import connection
 from numpy.typing import NDArray
 
+from core.normalize import fold_accents
 from documents.extraction import contract_type_key
 from documents.models import Chunk, Document, DocumentLink, DocumentParty, DocumentStatus, Entity
-from documents.normalize import fold_accents
 from documents.textsearch import ts_config
 from search.bench._corpus import SENTENCES_PER_TOPIC, TOPICS, SentencePool, Topic, vector_rows
 from search.bench._plan import Plan, PlannedDocument

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from documents.models import Chunk
 from search.evals._index import IndexedCorpus, log, scope
 from search.evals._retrieval import ArmResult, EvalQuery, Metric, judged_arm

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from documents.models import IngestBatch
 from documents.pipeline import store_dataroom
 from search.evals._brenalis import brenalis_checks

@@ -20,8 +20,8 @@ from documents.models import Chunk
 from search.models import RelevanceJudgment, SearchAdapter
 from search.ranking import rank_chunks
 from search.ranking._adapter import adapter_override
+from workspaces.audit import audit_record
 from workspaces.models import User, Workspace
-from workspaces.services import audit_record
 
 if TYPE_CHECKING:
     import numpy as np

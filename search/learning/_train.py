@@ -20,12 +20,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from documents.embeddings import embedding_model_name, get_encoder
+from core.embeddings import embedding_model_name, get_encoder
 from search.learning._fit import FitOptions, FitResult, JudgedQuery, fit_adapter
 from search.learning._quota import RaterUse, Rating, ratings_within_quota
 from search.models import RelevanceJudgment, SearchAdapter
+from workspaces.audit import audit_record
 from workspaces.models import Firm
-from workspaces.services import audit_record
 from workspaces.tenancy import firm_scope, tenant_bypass
 
 ACTOR = "system:train_search_adapter"

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 from documents.textsearch import QUERY_CONFIGS
 from search.ranking._common import ArmRow, doc_filter
 from search.replica import read_connection

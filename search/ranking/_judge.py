@@ -19,7 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import translation
 
-from documents.llm import LlmUnavailable, chat_json
+from core.llm import LlmUnavailable, chat_json
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.conf import settings
 
-from documents.embeddings import load_cross_encoder, pick_device
+from core.embeddings import load_cross_encoder, pick_device
 from search.ranking._common import ChunkHit
 from search.ranking._judge import judge
 from search.replica import read_connection

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from documents.embeddings import get_encoder
+from core.embeddings import get_encoder
 from search.ranking._common import ArmRow, doc_filter
 from search.replica import read_connection
 

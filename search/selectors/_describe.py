@@ -6,9 +6,9 @@ from typing import Any
 
 from django.db.models import Count, Max, Min, Q, QuerySet
 
+from core.normalize import iso_date
 from documents.clause_types import clause_type_label, family_of
 from documents.models import Document, DuplicateGroup, Entity
-from documents.normalize import iso_date
 from documents.provenance import contract_type_label
 from search.replica import read_connection
 from search.results import (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.utils.translation import gettext
 
+from core.normalize import iso_date
 from documents.clause_types import clause_type_label
 from documents.models import Document
-from documents.normalize import iso_date
 from documents.provenance import signature_as_known
 from search.filters import DateRange, LawFilter, SearchFilters
 

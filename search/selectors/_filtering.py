@@ -15,9 +15,9 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext
 
+from core.normalize import iso_date
 from documents.extraction import contract_type_family, contract_type_label
 from documents.models import Chunk, Document, Entity
-from documents.normalize import iso_date
 from documents.provenance import precision_reason, reason_label
 from search.filters import DateRange, SearchFilters, Vocabulary
 from search.results import ExcludedUnknown

@@ -12,7 +12,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from documents.normalize import fold_accents
+from core.normalize import fold_accents
 
 register = template.Library()
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from django.db import connection
 
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from search.evals.metrics import mean, mrr_at_k, recall_at_k
 from sources.evals.lookup import SuiteUnavailable, code_as_of, require_codes, require_path
 from sources.models import LegalCode

@@ -11,10 +11,10 @@ import pytest
 from django.test import Client
 
 from agents.chat import run_turn
-from agents.llm import LlmReply, ToolCall
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask
 from agents.tools import call_tool
+from core.llm import LlmReply, ToolCall
 from search.models import RelevanceJudgment
 from tests.agents.conftest import STOP, call, final, tools
 from tests.agents.test_chat_pages import streamed
@@ -123,7 +123,7 @@ def test_the_rest_ask_holds_no_transaction_during_model_calls(brenalis_room, oll
     """README: ask "runs outside the call's transaction and opens a scope per step". Over
     REST the view's own scope (and transaction) must not stay open for minutes of model
     calls: rows it wrote (the turn, the conversation's updated_at) stay locked meanwhile."""
-    from agents import llm as llm_module
+    from core import llm as llm_module
 
     scopes: list[object] = []
     real_chat = llm_module.OllamaChat.chat

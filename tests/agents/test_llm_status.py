@@ -17,7 +17,7 @@ from django.test import Client
 from django.utils import translation
 
 from agents.status import llm_status
-from documents import embeddings
+from core import embeddings
 from tests.conftest import TEST_EMBEDDING_MODEL, Room
 from tests.fake_ollama import VERSION, FakeOllama
 

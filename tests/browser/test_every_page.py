@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from search.models import SearchAdapter
 from tests.browser.conftest import axe_check, log_in
 from tests.factories import UserFactory

@@ -13,8 +13,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
+from core.embeddings import embedding_model_name
 from documents.clause_types import Classifier, classifier_for, family_prior
-from documents.embeddings import embedding_model_name
 from documents.models import Chunk, ClauseClassifier
 from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store

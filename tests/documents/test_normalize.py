@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from core.normalize import fold_accents, iso_date
 from documents.duplicates import normalize_for_comparison
-from documents.normalize import fold_accents, iso_date
 
 
 def test_fold_accents_strips_latin_accents_and_expands_ligatures_keeping_case():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django_q.conf import Conf
 
-from documents.embeddings import resolve_model_path
+from core.embeddings import resolve_model_path
 from documents.models import Chunk, Document, DocumentStatus, Entity
 from documents.pipeline import queue_batch, run_in_process
 from documents.services import (

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from agents.tools import call_tool
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from documents.models import Chunk, Document
 from search.learning import FitOptions, FitResult, JudgedQuery, fit_adapter
 from search.learning._fit import split_held_out

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from django.test import Client
 
-from documents.embeddings import embedding_model_name
+from core.embeddings import embedding_model_name
 from documents.models import Chunk
 from search.learning import (
     FitResult,

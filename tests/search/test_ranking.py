@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from config.db_backend.checks import fulltext_index_usable
+from core.db_backend.checks import fulltext_index_usable
 from documents.pipeline import run_in_process
 from documents.services import batch_create, dataroom_store
 from search import ranking

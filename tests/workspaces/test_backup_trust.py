@@ -32,8 +32,8 @@ from pytest_django.fixtures import Settings
 from documents.pipeline import store_named
 from tests.conftest import Room
 from workspaces._backup_seal import seal_write
-from workspaces.audit import audit_record_scoped
 from workspaces.backup import BackupError, backup_restore, backup_verify, backup_write, target
+from workspaces.services import audit_record_scoped
 from workspaces.tenancy import workspace_scope
 
 pytestmark = [

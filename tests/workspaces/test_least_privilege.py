@@ -16,7 +16,7 @@ import pytest
 from django.conf import settings
 from psycopg import errors, sql
 
-from config.db_backend.roles import admin_conninfo
+from core.db_backend.roles import admin_conninfo
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from agents.evals import brenalis
-from agents.llm import chat_model, main_model
-from documents.llm import LlmUnavailable
+from agents.llm import main_model
+from core.llm import LlmUnavailable, chat_model
 from search.evals.suites import EvalOptions, default_data_dir
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from config.env import env_bool
+from core.env import env_bool
 
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
 

@@ -16,7 +16,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.db import connection
 
-from config.db_backend.roles import as_table_owner
+from core.db_backend.roles import as_table_owner
 from documents.bench import BenchRefused
 from documents.management.model_command import ModelCommand
 from search.bench import MAX_CHUNKS, SearchBenchOptions, run_search_bench

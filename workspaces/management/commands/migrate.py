@@ -4,7 +4,7 @@ With the embedded server the roles and extensions are made when it starts; with 
 external server they are made here when DATABASE_ADMIN_URL gives a superuser, and
 otherwise only checked. Row-level security policies follow in post_migrate.
 
-Least privilege (config/db_backend/roles.py): when an admin connection exists (always with
+Least privilege (core/db_backend/roles.py): when an admin connection exists (always with
 the embedded server), the migrations run as the owner role, which then owns every table, and
 the app role is granted rows only. Without one (an external server and no
 DATABASE_ADMIN_URL), the app role runs them and owns the tables, and a warning says so.
@@ -23,14 +23,14 @@ from django.core.management.commands.migrate import Command as DjangoMigrate
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from config.db_backend.checks import (
+from core.db_backend.checks import (
     DatabaseNotReady,
     check_app_role,
     ensure_extensions,
     fulltext_index_usable,
 )
-from config.db_backend.roles import admin_conninfo, as_owner, grants_apply, roles_prepare
-from config.db_backend.server import bootstrap_database
+from core.db_backend.roles import admin_conninfo, as_owner, grants_apply, roles_prepare
+from core.db_backend.server import bootstrap_database
 
 SINGLE_ROLE_WARNING = (
     "No admin connection (DATABASE_ADMIN_URL): the migrations run as the app role, which "

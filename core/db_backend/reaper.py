@@ -7,7 +7,7 @@ SIGTERM (uvicorn re-raises it after its graceful shutdown) or SIGKILL, a closed 
 This watcher, one per server, started detached by the first process that uses the server
 (``ensure_embedded_server``), checks the registered processes every second and stops the
 server (fast shutdown) when all of them are gone. Run as
-``python -m config.db_backend.reaper PGDATA``; it needs neither Django nor the database.
+``python -m core.db_backend.reaper PGDATA``; it needs neither Django nor the database.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from pathlib import Path
 
 import psutil
 
-MODULE = "config.db_backend.reaper"
+MODULE = "core.db_backend.reaper"
+# A watcher started before the backend moved out of config/ still watches its server.
+_WATCHER_MODULES = frozenset({MODULE, "config.db_backend.reaper"})
 PID_FILE = ".reaper.pid"
 HANDLES_FILE = ".handle_pids.json"  # pgserver's registry of the processes using the server
 POLL_SECONDS = 1.0
@@ -33,7 +35,9 @@ def is_watching(pgdata: Path) -> bool:
     """Is a live watcher named in ``pgdata/.reaper.pid``? (Call under pgserver's lock.)"""
     try:
         process = psutil.Process(int((pgdata / PID_FILE).read_text()))
-        return process.status() != psutil.STATUS_ZOMBIE and MODULE in process.cmdline()
+        return process.status() != psutil.STATUS_ZOMBIE and not _WATCHER_MODULES.isdisjoint(
+            process.cmdline()
+        )
     except (OSError, ValueError, psutil.Error):
         return False
 

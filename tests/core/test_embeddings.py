@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from documents import embeddings
+from core import embeddings
 
 
 def test_packaged_model_loads_offline_and_embeds_normalised_vectors():

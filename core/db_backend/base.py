@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db.backends.postgresql import base
 
-from config.db_backend.server import bootstrap_database, ensure_embedded_server
+from core.db_backend.server import bootstrap_database, ensure_embedded_server
 
 _bootstrapped: set[str] = set()
 _bootstrap_lock = threading.Lock()
@@ -19,7 +19,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         params: dict[str, Any] = super().get_connection_params()
         server = ensure_embedded_server(settings.LEXROOM_DATA_DIR)
         # The app role of the settings, never the connection's user: migrate connects as the
-        # superuser (config.db_backend.roles.as_owner), which must not become the app role.
+        # superuser (core.db_backend.roles.as_owner), which must not become the app role.
         role = settings.LEXROOM_DB_APP_ROLE
         with _bootstrap_lock:  # the first connections of a process's threads, once
             if role not in _bootstrapped:

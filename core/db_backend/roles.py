@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db.backends.base.base import BaseDatabaseWrapper
 from psycopg import sql
 
-from config.env import parse_database_url
+from core.env import parse_database_url
 
 ROW_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
 SEQUENCE_PRIVILEGES = "USAGE, SELECT, UPDATE"
@@ -60,7 +60,7 @@ def admin_conninfo(dbname: str) -> str | None:
     if settings.LEXROOM_EMBEDDED_DB:
         from pathlib import Path
 
-        from config.db_backend.server import ensure_embedded_server
+        from core.db_backend.server import ensure_embedded_server
 
         return ensure_embedded_server(Path(settings.LEXROOM_DATA_DIR)).superuser_conninfo(dbname)
     if not settings.DATABASE_ADMIN_URL:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from config.db_backend.server import LEAKPROOF_FULLTEXT
+from core.db_backend.server import LEAKPROOF_FULLTEXT
 
 REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
 MINIMUM_SERVER_VERSION = 150000

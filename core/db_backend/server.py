@@ -26,7 +26,7 @@ import psutil
 import psycopg
 from psycopg import sql
 
-from config.db_backend import reaper
+from core.db_backend import reaper
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def _database_setup(admin_conninfo: str, *, dbname: str, app_role: str) -> None:
             conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
             conn.execute(LEAKPROOF_FULLTEXT)
             # The app's own database: rows only (the owner role creates the tables, see
-            # config.db_backend.roles); the databases it creates itself from template1 (the
+            # core.db_backend.roles); the databases it creates itself from template1 (the
             # test database) it owns whole.
             privilege = "ALL" if target == "template1" else "USAGE"
             conn.execute(
