@@ -14,6 +14,7 @@ from django.core.asgi import get_asgi_application
 from starlette.types import Receive, Scope, Send
 
 from core.body_limit import body_limited
+from core.in_flight import in_flight_capped
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
@@ -34,7 +35,7 @@ async def _django(scope: Scope, receive: Receive, send: Send) -> None:
 django_bounded = body_limited(_django)
 
 
-async def application(scope: Scope, receive: Receive, send: Send) -> None:
+async def _routed(scope: Scope, receive: Receive, send: Send) -> None:
     """Route ``/mcp`` to MCP, the rest to Django; answer the lifespan for MCP."""
     if scope["type"] == "lifespan":
         await mcp_application.lifespan(scope, receive, send)
@@ -47,3 +48,8 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
         await mcp_application(scope, receive, send)
         return
     await django_bounded(scope, receive, send)
+
+
+# One session's or token's requests in flight capped (LEXROOM_REQUESTS_PER_CREDENTIAL), before
+# either app takes a thread or a database connection for them.
+application = in_flight_capped(_routed)

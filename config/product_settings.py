@@ -152,6 +152,9 @@ LEXROOM_AGENT_MAX_LISTED = env_int("LEXROOM_AGENT_MAX_LISTED", 200, minimum=1)
 LEXROOM_AGENT_QUESTIONS_PER_MINUTE = env_int("LEXROOM_AGENT_QUESTIONS_PER_MINUTE", 10, minimum=0)
 # Questions of one member being answered at once in a workspace (each holds a model).
 LEXROOM_AGENT_CONCURRENT_QUESTIONS = env_int("LEXROOM_AGENT_CONCURRENT_QUESTIONS", 2, minimum=1)
+# Requests one session or token may have in flight at once in one server process (0: no cap);
+# past it, 429 before any database connection is taken (static files are not counted).
+LEXROOM_REQUESTS_PER_CREDENTIAL = env_int("LEXROOM_REQUESTS_PER_CREDENTIAL", 10, minimum=0)
 # Answer streams (server-sent events) open at once, per user and per firm, across the web
 # processes of the machine (agents.streams); past them: 429 with Retry-After.
 LEXROOM_STREAMS_PER_USER = env_int("LEXROOM_STREAMS_PER_USER", 4, minimum=1)

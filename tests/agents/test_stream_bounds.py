@@ -143,7 +143,9 @@ def _open_many(served: Served, count: int) -> Opened:
 
 def test_waiting_streams_hold_no_database_connection(served: Served):
     before = _connections()
-    with override_settings(LEXROOM_STREAMS_PER_USER=40, LEXROOM_STREAMS_PER_FIRM=40):
+    with override_settings(
+        LEXROOM_STREAMS_PER_USER=40, LEXROOM_STREAMS_PER_FIRM=40, LEXROOM_REQUESTS_PER_CREDENTIAL=40
+    ):
         opened = _open_many(served, 30)
         try:
             assert [r.status_code for r in opened.responses] == [200] * 30
@@ -160,6 +162,24 @@ def test_waiting_streams_hold_no_database_connection(served: Served):
         finally:
             opened.close()
             turn_save(served.turn, status=TurnStatus.RUNNING)
+
+
+def test_a_burst_of_one_sessions_streams_is_refused_before_django(served: Served):
+    """Thirty opens at once from one browser: past the credential's requests in flight, 429
+    at once (no thread, no connection taken); the ones let in are served."""
+    before = _connections()
+    with override_settings(
+        LEXROOM_STREAMS_PER_USER=40, LEXROOM_STREAMS_PER_FIRM=40, LEXROOM_REQUESTS_PER_CREDENTIAL=5
+    ):
+        opened = _open_many(served, 30)
+        try:
+            statuses = sorted(r.status_code for r in opened.responses)
+            assert statuses == [200] * 5 + [429] * 25, statuses
+            refused = next(r for r in opened.responses if r.status_code == 429)
+            assert refused.headers["retry-after"] == "1"
+            assert _connections() - before < 8
+        finally:
+            opened.close()
 
 
 def _refused(response: httpx.Response) -> dict[str, Any]:
