@@ -22,7 +22,7 @@ from django.utils.translation import gettext
 
 from compliance.models import RuleKind
 from compliance.patterns import Pattern, PatternRefused, pattern_compile
-from documents.clause_types._taxonomy import CUES
+from documents.clause_types import CUES
 
 EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).

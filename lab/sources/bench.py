@@ -29,8 +29,8 @@ from typing import Any
 from django.db import transaction
 
 from documents.embeddings import get_encoder
-from sources.embedding import article_passage, versions_embed
 from lab.sources.evals.lookup import SuiteUnavailable, code_as_of, require_path
+from sources.embedding import article_passage, versions_embed
 from sources.importing import HISTORY_FILE, read_codes_jsonl, read_history
 from sources.models import ArticleVersion, LegalCode
 from sources.ranking import search_articles

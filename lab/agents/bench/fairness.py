@@ -33,14 +33,14 @@ import psutil
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from lab.agents.bench._abuse import FirmA, FirmB, Tally, firm_a_abuse, firm_b_session
-from lab.agents.bench._load import free_port, percentile
-from lab.agents.bench.mcp import _start_server, _stop_server, _wait_ready
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask
 from documents.models import Document, DocumentStatus
 from documents.pipeline import run_in_process, store_dataroom
 from documents.services import workspace_purge_throwaway
+from lab.agents.bench._abuse import FirmA, FirmB, Tally, firm_a_abuse, firm_b_session
+from lab.agents.bench._load import free_port, percentile
+from lab.agents.bench.mcp import _start_server, _stop_server, _wait_ready
 from workspaces.models import Role, User, Workspace
 from workspaces.services import (
     firm_get_or_create,

@@ -41,9 +41,9 @@ import psutil
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from lab.agents.bench._load import Stats, Target, free_port, percentile, run_load, server_timing
 from documents.pipeline import run_in_process, store_dataroom
 from documents.services import workspace_purge_throwaway
+from lab.agents.bench._load import Stats, Target, free_port, percentile, run_load, server_timing
 from workspaces.models import Membership, Role, User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
 from workspaces.tenancy import workspace_scope

@@ -17,8 +17,7 @@ from typing import Any
 from agents.chat import run_turn
 from agents.selectors import trace_steps, turn_report
 from agents.services import turn_ask
-from lab.search.evals import _brenalis as hand
-from lab.search.evals._index import EVAL_USER
+from lab.search.evals import COMMERCIAL_LEASES, EVAL_USER, NO_END_DATE, SIGNED_IN_2025
 from lab.search.evals.suites import EvalOptions, run_brenalis
 from workspaces.models import User, Workspace
 from workspaces.tenancy import workspace_scope
@@ -37,15 +36,15 @@ class Question:
 
 QUESTIONS = (
     Question("Quels contrats avec le Groupe Brenalis expirent avant fin 2026 ?",
-             frozenset({"c04"}), frozenset({*hand.NO_END_DATE, "c09"}), source="demo.md"),
+             frozenset({"c04"}), frozenset({*NO_END_DATE, "c09"}), source="demo.md"),
     Question("Lesquels sont régis par un droit étranger ?",
              frozenset({"c05", "c16", "c20"}), frozenset({"c10"}), source="demo.md"),
     Question("Y a-t-il des doublons ?", frozenset({"c11", "c19", "c05", "c20"}), source="demo.md"),
     Question("Un changement de contrôle du Groupe Brenalis aurait-il des conséquences sur ses "
              "contrats ?", frozenset({"c01"}), source="demo.md"),
-    Question("Quels contrats ont été signés en 2025 ?", frozenset(hand.SIGNED_IN_2025)),
+    Question("Quels contrats ont été signés en 2025 ?", frozenset(SIGNED_IN_2025)),
     Question("Quels sont les baux commerciaux de la data room ?",
-             frozenset(hand.COMMERCIAL_LEASES)),
+             frozenset(COMMERCIAL_LEASES)),
     Question("Quel est le montant de l'indemnité de licenciement prévue par le contrat de "
              "travail du directeur général ?", frozenset(), answerable=False),
     Question("Quelle est la date de l'audience devant le tribunal de commerce dans le litige "

@@ -22,10 +22,10 @@ from django.test import Client
 from django.utils import timezone
 from django_q.models import OrmQ
 
-from lab.agents.fuzz._openapi import Credential
 from documents.models import IngestBatch
 from documents.pipeline import run_in_process, store_named
 from documents.services import batch_create, workspace_purge_throwaway
+from lab.agents.fuzz._openapi import Credential
 from workspaces.models import PersonalToken, User, Workspace
 from workspaces.services import (
     firm_get_or_create,

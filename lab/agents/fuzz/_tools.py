@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from agents.mcp.server import Caller, _call_result
+from agents.mcp.server import Caller, call_result
 from agents.tools import ToolError, tool_definitions
 from workspaces.models import User
 
@@ -127,7 +127,7 @@ class _Runner:
 
     def mcp(self, name: str, arguments: Any) -> str:
         try:
-            _call_result(self.caller, name, arguments if isinstance(arguments, dict) else {})
+            call_result(self.caller, name, arguments if isinstance(arguments, dict) else {})
         except ToolError:
             return "mcp:is_error"
         return "mcp:result"

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from compliance.checks import Timings
-from lab.compliance.evals._cuad_corpus import cuad_index, selected
-from lab.compliance.evals.cuad import scan_workspace
 from compliance.models import RuleKind
 from compliance.playbooks import DEFAULTS, PlaybookSpec, parse_playbook
-from compliance.scanning import _encoded
+from compliance.scanning import wording_encoder_calls, wording_vectors_forget
 from documents.embeddings import embedding_model_name
 from documents.models import Chunk
 from documents.selectors import chunks_pending_embedding
+from lab.compliance.evals import cuad_index, selected
+from lab.compliance.evals.cuad import scan_workspace
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 
@@ -39,7 +39,7 @@ def _wordings(spec: PlaybookSpec) -> set[str]:
 
 
 def _timed_scan(workspace: Workspace, spec: PlaybookSpec) -> dict[str, Any]:
-    timings, misses = Timings(), _encoded.cache_info().misses
+    timings, misses = Timings(), wording_encoder_calls()
     started = time.perf_counter()
     scan, playbook = scan_workspace(workspace, spec, timings=timings)
     seconds = time.perf_counter() - started
@@ -65,7 +65,7 @@ def _timed_scan(workspace: Workspace, spec: PlaybookSpec) -> dict[str, Any]:
             "classify": round(timings.classify / checked, 4) if checked else 0.0,
             "rules": round(timings.rules / checked, 4) if checked else 0.0,
         },
-        "encoder_calls": _encoded.cache_info().misses - misses,
+        "encoder_calls": wording_encoder_calls() - misses,
     }
 
 
@@ -75,7 +75,7 @@ def run_compliance_bench(*, data_dir: Path, limit: int | None) -> dict[str, Any]
     indexed = cuad_index(contracts, limit=limit)
     workspace = indexed.workspace
     spec = parse_playbook(PLAYBOOK.read_text(encoding="utf-8"))
-    _encoded.cache_clear()  # the first scan of this process encodes the wordings
+    wording_vectors_forget()  # the first scan of this process encodes the wordings
     with workspace_scope(workspace):
         pending_before = chunks_pending_embedding(workspace_id=workspace.pk)
         chunks = Chunk.objects.filter(document__workspace=workspace)

@@ -12,12 +12,15 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from documents.clause_types import CLAUSE_TYPES
-from documents.clause_types._fit import split_by_group
-from documents.clause_types._sources import _excerpts, cuad_examples
-from documents.clause_types._training import HELD_OUT
+from documents.clause_types import (
+    CLAUSE_TYPES,
+    HELD_OUT,
+    cuad_examples,
+    cuad_excerpts,
+    split_by_group,
+)
 from lab.documents.evals import file_key
-from lab.search.evals._index import IndexedCorpus, corpus_index, entries_store, fingerprint, log
+from lab.search.evals import IndexedCorpus, corpus_index, entries_store, fingerprint, log
 
 SUITE = "cuad"
 SPLIT_SEED = 13  # train_clause_types' split_by_group(examples, HELD_OUT, seed=13)
@@ -56,7 +59,7 @@ def cuad_contracts(cuad_dir: Path) -> list[CuadContract]:
         path = texts.get(file_key(row["Filename"]))
         if path is None:
             continue
-        excerpts = {key: _excerpts(row.get(column, "")) for key, column in MAPPED.items()}
+        excerpts = {key: cuad_excerpts(row.get(column, "")) for key, column in MAPPED.items()}
         contracts.append(CuadContract(f"cuad-{position:03d}", row["Filename"], path, excerpts))
     return contracts
 

@@ -15,7 +15,7 @@ from compliance.models import Flag
 from compliance.playbooks import DEFAULTS, parse_playbook
 from compliance.scanning import scan_run
 from compliance.services import playbook_assign, playbook_import, scan_create
-from lab.search.evals._index import EVAL_USER
+from lab.search.evals import EVAL_USER
 from lab.search.evals.suites import EvalOptions, run_brenalis
 from workspaces.models import User, Workspace
 from workspaces.tenancy import firm_scope, workspace_scope

@@ -20,16 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from compliance.checks import fold
-from lab.compliance.evals._cuad_corpus import MAPPED, CuadContract, cuad_index, selected
 from compliance.models import Flag, RuleKind, Scan, Severity
 from compliance.playbooks import PlaybookSpec, RuleSpec
 from compliance.scanning import scan_run
 from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.clause_types import BY_KEY, classifier_for
 from documents.embeddings import embedding_model_name
-from lab.documents.evals._scoring import rate
 from documents.models import Chunk
-from lab.search.evals._index import EVAL_USER, IndexedCorpus
+from lab.compliance.evals._cuad_corpus import MAPPED, CuadContract, cuad_index, selected
+from lab.documents.evals import rate
+from lab.search.evals import EVAL_USER, IndexedCorpus
 from workspaces.models import User, Workspace
 from workspaces.tenancy import firm_scope, workspace_scope
 

@@ -4,6 +4,7 @@ workspaces every benchmark uses (lab.search.bench too). Runtime code never impor
 from __future__ import annotations
 
 from lab.documents.bench._ingest import IngestBenchOptions, run_ingest_bench, source_files
+from lab.documents.bench._ocr import run_ocr_bench
 from lab.documents.bench._workspace import (
     BENCH_EMAIL,
     BENCH_FIRM,
@@ -22,5 +23,6 @@ __all__ = [
     "bench_workspace_find",
     "bench_workspace_release",
     "run_ingest_bench",
+    "run_ocr_bench",
     "source_files",
 ]

@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from documents.embeddings import Encoder, get_encoder
+from documents.metrics import stage_timings
+from documents.models import Chunk, Document, DocumentStatus
+from documents.pipeline import run_in_process, store_files
 from lab.documents.bench._workspace import (
     BENCH_FIRM,
     BenchRefused,
@@ -23,10 +27,6 @@ from lab.documents.bench._workspace import (
     bench_workspace_find,
     bench_workspace_release,
 )
-from documents.embeddings import Encoder, get_encoder
-from documents.metrics import stage_timings
-from documents.models import Chunk, Document, DocumentStatus
-from documents.pipeline import run_in_process, store_files
 from lab.report import Reporter
 from workspaces.models import User, Workspace
 from workspaces.tenancy import workspace_scope

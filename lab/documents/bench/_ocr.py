@@ -11,8 +11,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from lab.documents.bench._workspace import BenchRefused
 from documents.ocr import ocr_pdf, ocr_unavailable
+from lab.documents.bench._workspace import BenchRefused
 
 SENTENCES = (
     "Le preneur s'engage a payer le loyer le premier jour de chaque trimestre.",

@@ -14,17 +14,33 @@ from lab.documents.evals._cuad import (
     evaluate_cuad,
     file_key,
     gold_parties,
+    gold_parties_counted,
     same_party,
 )
+from lab.documents.evals._cuad_dates import (
+    DatesTally,
+    date_miss,
+    expiration_golds,
+    gold_date,
+    score_expiration,
+)
+from lab.documents.evals._scoring import rate
 
 __all__ = [
     "BrenalisMissing",
     "CuadMissing",
+    "DatesTally",
+    "date_miss",
     "default_brenalis_file",
     "default_cuad_dir",
     "evaluate_brenalis_text",
     "evaluate_cuad",
+    "expiration_golds",
     "file_key",
+    "gold_date",
     "gold_parties",
+    "gold_parties_counted",
+    "rate",
     "same_party",
+    "score_expiration",
 ]

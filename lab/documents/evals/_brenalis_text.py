@@ -29,8 +29,6 @@ from typing import Any
 
 from django.conf import settings
 
-from lab.documents.evals._cuad import same_party
-from lab.documents.evals._scoring import FieldScore
 from documents.extraction import (
     ContractReading,
     Finding,
@@ -43,6 +41,8 @@ from documents.extraction import (
     read_contract,
 )
 from documents.parsing import parse_document
+from lab.documents.evals._cuad import same_party
+from lab.documents.evals._scoring import FieldScore
 from lab.report import Progress
 
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")

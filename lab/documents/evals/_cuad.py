@@ -21,9 +21,6 @@ from typing import Any
 
 from django.conf import settings
 
-from lab.documents.evals._cuad_dates import DatesTally
-from lab.documents.evals._cuad_types import ContractTypeScore
-from lab.documents.evals._scoring import rate
 from documents.extraction import (
     Finding,
     Unknown,
@@ -32,6 +29,9 @@ from documents.extraction import (
     read_contract,
     role_for_term,
 )
+from lab.documents.evals._cuad_dates import DatesTally
+from lab.documents.evals._cuad_types import ContractTypeScore
+from lab.documents.evals._scoring import rate
 from lab.report import Progress
 
 MAX_ERRORS = 20

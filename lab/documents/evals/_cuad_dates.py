@@ -45,7 +45,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from lab.documents.evals._scoring import rate
 from documents.extraction import (
     ContractReading,
     Expiration,
@@ -55,6 +54,7 @@ from documents.extraction import (
     Unknown,
     read_contract,
 )
+from lab.documents.evals._scoring import rate
 
 MAX_EXAMPLES = 40
 _TERM_RULES = frozenset({"duration_from_signature", "duration_from_start", "anniversary"})

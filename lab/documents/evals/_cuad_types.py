@@ -11,13 +11,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from lab.documents.evals._scoring import rate
 from documents.extraction import (
     Finding,
     Unknown,
     collapse_whitespace,
     contract_type_key,
 )
+from lab.documents.evals._scoring import rate
 
 MAX_EXAMPLES = 20
 TOP_NAMES = 10

@@ -14,7 +14,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from lab.compliance.bench import run_compliance_bench
-from lab.compliance.evals._cuad_corpus import CuadMissing
+from lab.compliance.evals import CuadMissing
 from lab.search.evals.suites import default_data_dir
 
 

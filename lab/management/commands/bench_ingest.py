@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from lab.documents.bench import BenchRefused, IngestBenchOptions, run_ingest_bench
 from documents.management.model_command import ModelCommand
+from lab.documents.bench import BenchRefused, IngestBenchOptions, run_ingest_bench
 from lab.report import MeasurementCommand
 
 

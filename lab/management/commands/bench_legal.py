@@ -12,9 +12,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from documents.management.model_command import ModelCommand
+from lab.report import MeasurementCommand
 from lab.sources.bench import run_bench
 from lab.sources.evals.lookup import SuiteUnavailable, default_data_dir
-from lab.report import MeasurementCommand
 
 
 class Command(ModelCommand, MeasurementCommand):

@@ -1,4 +1,4 @@
-"""bench_ocr [--pages N] [--json]: OCR speed and quality on a scan made here (lab.documents.bench)."""
+"""bench_ocr [--pages N] [--json]: OCR speed and quality on a scan made here (lab: documents)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from lab.documents.bench import BenchRefused
-from lab.documents.bench._ocr import run_ocr_bench
+from lab.documents.bench import BenchRefused, run_ocr_bench
 from lab.report import MeasurementCommand
 
 

@@ -16,10 +16,10 @@ from django.core.management.base import CommandError, CommandParser
 from django.db import connection
 
 from config.db_backend.roles import as_table_owner
-from lab.documents.bench import BenchRefused
 from documents.management.model_command import ModelCommand
-from lab.search.bench import UiBenchOptions, run_ui_bench
+from lab.documents.bench import BenchRefused
 from lab.report import MeasurementCommand
+from lab.search.bench import UiBenchOptions, run_ui_bench
 
 
 class Command(ModelCommand, MeasurementCommand):

@@ -12,9 +12,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from lab.agents.evals import brenalis
 from agents.llm import chat_model, main_model
 from documents.llm import LlmUnavailable
+from lab.agents.evals import brenalis
 from lab.search.evals.suites import EvalOptions, default_data_dir
 
 

@@ -16,8 +16,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from lab.compliance.evals import ana_fr, brenalis, cuad
-from lab.compliance.evals._cuad_corpus import CuadMissing
+from lab.compliance.evals import CuadMissing, ana_fr, brenalis, cuad
 from lab.search.evals.suites import EvalOptions, default_data_dir
 
 

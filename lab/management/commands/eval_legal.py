@@ -14,9 +14,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from documents.management.model_command import ModelCommand
+from lab.report import MeasurementCommand
 from lab.sources.evals.lookup import SuiteUnavailable, default_data_dir
 from sources.ranking import MODES
-from lab.report import MeasurementCommand
 
 SUITES = ("renvois", "datafiller", "lookup", "legirag")
 

@@ -14,8 +14,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from documents.management.model_command import ModelCommand
-from lab.search.evals import SUITES, DatasetMissing, EvalOptions, default_data_dir, run_suite
 from lab.report import MeasurementCommand
+from lab.search.evals import SUITES, DatasetMissing, EvalOptions, default_data_dir, run_suite
 
 
 class Command(ModelCommand, MeasurementCommand):

@@ -14,7 +14,11 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.test import override_settings
 
-from lab.documents.bench import bench_workspace_create, bench_workspace_find, bench_workspace_release
+from lab.documents.bench import (
+    bench_workspace_create,
+    bench_workspace_find,
+    bench_workspace_release,
+)
 from lab.report import MeasurementCommand
 from workspaces.models import PersonalToken
 from workspaces.tokens import token_create, token_revoke

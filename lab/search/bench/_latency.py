@@ -14,7 +14,7 @@ from django.test.utils import override_settings
 from documents.embeddings import load_cross_encoder, pick_device, resolve_model_path
 from documents.llm import llm_client
 from lab.search.bench._workload import Call, search_calls
-from search.ranking._judge import judge_model
+from search.ranking import judge_model
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 

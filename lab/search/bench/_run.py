@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from documents.embeddings import Encoder, get_encoder
+from documents.services import workspace_contents_delete
 from lab.documents.bench import (
     BENCH_FIRM,
     BenchRefused,
@@ -14,8 +16,7 @@ from lab.documents.bench import (
     bench_workspace_find,
     bench_workspace_release,
 )
-from documents.embeddings import Encoder, get_encoder
-from documents.services import workspace_contents_delete
+from lab.report import Reporter
 from lab.search.bench._corpus import make_topics, topic_centroids
 from lab.search.bench._explain import explain
 from lab.search.bench._indexes import SharedIndexes
@@ -24,7 +25,6 @@ from lab.search.bench._plan import Plan, plan_data_room
 from lab.search.bench._write import complete, write_chunks, write_metadata
 from search.models import TextStats
 from search.services import text_stats_refresh
-from lab.report import Reporter
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 

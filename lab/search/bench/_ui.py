@@ -16,15 +16,15 @@ from django.test import Client
 from django.test.utils import override_settings
 from django.urls import reverse
 
-from lab.documents.bench import BENCH_EMAIL, bench_workspace_release
 from documents.models import Chunk, Document, Entity
+from lab.documents.bench import BENCH_EMAIL, bench_workspace_release
+from lab.report import Reporter
 from lab.search.bench._latency import summary, timed
 from lab.search.bench._run import _prepare, _workspace, open_room
 from lab.search.bench._workload import make_filters, make_queries
 from search.filters import parse_filters
 from search.paging import Page
 from search.selectors import describe_data_room, search_data_room
-from lab.report import Reporter
 from workspaces.models import User, Workspace
 from workspaces.tenancy import workspace_scope
 

@@ -18,7 +18,7 @@ from documents.models import Chunk
 from lab.search.evals._index import IndexedCorpus, log, scope
 from lab.search.evals._retrieval import ArmResult, EvalQuery, Metric, judged_arm
 from search.learning import FitOptions, JudgedQuery, fit_adapter, judged_queries
-from search.ranking._adapter import adapter_override
+from search.ranking import adapter_override
 
 ADAPTER_ARMS = ("vector", "hybrid")
 

@@ -26,9 +26,9 @@ from documents.services import (
     dataroom_store,
     workspace_tag_clause_types,
 )
+from lab.report import Reporter
 from search.models import TextStats
 from search.services import text_stats_refresh
-from lab.report import Reporter
 from workspaces.models import User, Workspace
 from workspaces.services import firm_get_or_create, user_get_or_create, workspace_create
 from workspaces.tenancy import workspace_scope

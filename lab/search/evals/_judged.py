@@ -10,7 +10,7 @@ from django.conf import settings
 from lab.search.evals._adapter import adapter_report
 from lab.search.evals._index import IndexedCorpus
 from lab.search.evals._retrieval import ARMS, ArmResult, EvalQuery, Metric, judged_arm
-from search.ranking._adapter import adapter_override
+from search.ranking import adapter_override
 
 
 def judged_report(

@@ -20,6 +20,7 @@ from django.conf import settings
 from documents.embeddings import embedding_model_name
 from documents.models import IngestBatch
 from documents.pipeline import store_dataroom
+from lab.report import Reporter
 from lab.search.evals._brenalis import brenalis_checks
 from lab.search.evals._index import (
     IndexedCorpus,
@@ -42,7 +43,6 @@ from lab.search.evals._retrieval import (
     run_arms,
     star_precision,
 )
-from lab.report import Reporter
 from workspaces.models import User, Workspace
 
 SPLITS = ("train", "valid", "test")

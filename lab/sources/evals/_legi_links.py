@@ -19,9 +19,9 @@ from typing import Any
 from django.utils.text import slugify
 
 from sources.codes_catalog import SLUGS_BY_LEGI_ID
-from sources.importing._html import html_to_text
+from sources.importing import html_to_text
 from sources.numbers import stored_number
-from sources.renvois._patterns import NUMBER_RE
+from sources.renvois import NUMBER_RE
 
 _ANCHOR = re.compile(r"<a\b([^>]*)>(.*?)</a>", re.DOTALL | re.IGNORECASE)
 _CODE_ARTICLE = re.compile(
