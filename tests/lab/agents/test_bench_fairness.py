@@ -14,8 +14,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
 
-from agents.bench._abuse import Tally, hostile_pdf
-from agents.bench.fairness import _report
+from lab.agents.bench._abuse import Tally, hostile_pdf
+from lab.agents.bench.fairness import _report
 
 
 def test_the_hostile_pdf_is_small_and_every_page_draws_one_large_stream():

@@ -10,7 +10,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from agents.fuzz._tools import ToolFuzzReport, _Runner
+from lab.agents.fuzz._tools import ToolFuzzReport, _Runner
 from tests.conftest import Room
 
 pytestmark = pytest.mark.django_db(transaction=True)

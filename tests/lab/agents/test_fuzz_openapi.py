@@ -14,13 +14,13 @@ import secrets
 import pytest
 import requests
 import schemathesis
+from agents.management.commands.fuzz import OFFLINE
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from agents.fuzz import fuzz_openapi, live_world
-from agents.fuzz._openapi import Credential, OpenApiFuzzReport, collect
-from agents.management.commands.fuzz import OFFLINE
+from lab.agents.fuzz import fuzz_openapi, live_world
+from lab.agents.fuzz._openapi import Credential, OpenApiFuzzReport, collect
 from tests.test_permission_matrix import CREDENTIALS, url_patterns
 
 # Served beside the API but not in its own schema (drf-spectacular leaves them out).
@@ -189,7 +189,7 @@ def test_the_full_openapi_fuzz():
 
 
 def test_a_tool_call_naming_the_room_in_its_body_is_checked_for_strangers():
-    from agents.fuzz._openapi import names_room
+    from lab.agents.fuzz._openapi import names_room
 
     schema = schemathesis.openapi.from_dict(SPEC)
     tool = schema["/api/tools/{name}"]["POST"]

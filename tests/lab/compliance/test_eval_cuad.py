@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from compliance.evals._cuad_corpus import MAPPED, held_out_filenames
-from compliance.evals.cuad import cites_annotation
+from lab.compliance.evals import MAPPED, held_out_filenames
+from lab.compliance.evals.cuad import cites_annotation
 from tests.conftest import shared_data
 
 pytestmark = pytest.mark.django_db

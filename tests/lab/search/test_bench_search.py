@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from search.management.commands.bench_search import result_lines
 
 from documents.models import Chunk
-from search.bench import (
+from lab.search.bench import (
     MEASURED,
     SentencePool,
     hnsw_index_name,
@@ -21,7 +22,6 @@ from search.bench import (
     make_topics,
     plan_data_room,
 )
-from search.management.commands.bench_search import result_lines
 from tests.conftest import TEST_EMBEDDING_MODEL
 from workspaces.models import Firm, Workspace
 from workspaces.tenancy import tenant_scope

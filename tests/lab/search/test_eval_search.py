@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-
-from search.evals.metrics import star_precision_at_k
 from search.management.commands.eval_search import report_lines
+
+from lab.search.evals.metrics import star_precision_at_k
 from tests.conftest import shared_data
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from sources.evals.datafiller import (
+from lab.sources.evals.datafiller import (
     DatafillerQuery,
     bm25s_rankings,
     cdt_number,
@@ -21,8 +21,8 @@ from sources.evals.datafiller import (
     run_datafiller,
     score_rankings,
 )
-from sources.evals.legirag import note_mentions
-from sources.evals.lookup import number_spellings, run_lookup
+from lab.sources.evals.legirag import note_mentions
+from lab.sources.evals.lookup import number_spellings, run_lookup
 from sources.importing import CodeRecord, VersionRecord
 from sources.models import LegalCode
 from sources.services import code_import
@@ -233,7 +233,7 @@ def test_datafiller_bm25s_reference_reproduces_the_readme() -> None:
 
 
 def test_percentiles_of_a_known_sample() -> None:
-    from sources.bench import percentiles
+    from lab.sources.bench import percentiles
 
     stats = percentiles([float(i) for i in range(1, 101)])
     assert stats == {"p50_ms": 50.5, "p95_ms": 95.0, "max_ms": 100.0}
@@ -241,7 +241,7 @@ def test_percentiles_of_a_known_sample() -> None:
 
 @pytest.mark.slow
 def test_bench_import_leaves_the_stored_library_as_found(tiny_codes, tiny_data) -> None:
-    from sources.bench import run_bench
+    from lab.sources.bench import run_bench
     from sources.models import ArticleVersion
 
     before = sorted(ArticleVersion.objects.values_list("code__slug", "number", "text"))
