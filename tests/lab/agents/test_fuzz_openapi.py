@@ -14,13 +14,13 @@ import secrets
 import pytest
 import requests
 import schemathesis
-from agents.management.commands.fuzz import OFFLINE
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
 from lab.agents.fuzz import fuzz_openapi, live_world
 from lab.agents.fuzz._openapi import Credential, OpenApiFuzzReport, collect
+from lab.management.commands.fuzz import OFFLINE
 from tests.test_permission_matrix import CREDENTIALS, url_patterns
 
 # Served beside the API but not in its own schema (drf-spectacular leaves them out).
@@ -63,7 +63,7 @@ def test_a_short_openapi_fuzz_covers_every_operation_as_every_credential_and_fin
 
 
 def test_the_openapi_fuzz_is_skipped_with_zero():
-    from agents.management.commands.fuzz import Command
+    from lab.management.commands.fuzz import Command
 
     assert Command()._openapi(0) == {"skipped": "--openapi 0"}
 

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from documents.management.commands import bench_ingest, eval_metadata
 from lab.documents.evals import file_key, gold_parties, same_party
+from lab.management.commands import bench_ingest, eval_metadata
 from tests.conftest import TEST_EMBEDDING_MODEL, shared_data
 from workspaces.models import Firm, User, Workspace
 

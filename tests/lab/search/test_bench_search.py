@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from search.management.commands.bench_search import result_lines
 
 from documents.models import Chunk
+from lab.management.commands.bench_search import result_lines
 from lab.search.bench import (
     MEASURED,
     SentencePool,

@@ -8,8 +8,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.http import QueryDict
-from search.management.commands.bench_ui import result_lines
 
+from lab.management.commands.bench_ui import result_lines
 from lab.search.bench import url_params
 from search.views import parse_search_request
 from workspaces.models import Workspace

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from search.management.commands.eval_search import report_lines
 
+from lab.management.commands.eval_search import report_lines
 from lab.search.evals.metrics import star_precision_at_k
 from tests.conftest import shared_data
 
