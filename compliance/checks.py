@@ -9,19 +9,23 @@ chunk embeddings with the rule's wordings, encoded once per process.
 from __future__ import annotations
 
 import itertools
-import re
 import time
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.utils.translation import gettext
 
 from compliance.models import RuleKind
-from compliance.patterns import Pattern, PatternRefused, pattern_compile
+from compliance.patterns import (
+    Pattern,
+    PatternClock,
+    PatternRefused,
+    PatternTooSlow,
+    pattern_compile,
+)
+from compliance.quantities import COMPARE, fold, quantities
 from documents.clause_types import CUES
 
 EXCERPT_CHARS = 400
@@ -30,11 +34,6 @@ POSITION_MATCH = 0.80
 UNACCEPTABLE_MATCH = 0.85
 # A cue reads the opening of an article only.
 CUE_CHARS = 200
-
-
-class PatternTooSlow(Exception):
-    """A regex rule's pattern ran past its time on a contract (LEXROOM_PATTERN_SECONDS), or
-    will not run at all (stored before the bounds of ``compliance.patterns``)."""
 
 
 @dataclass
@@ -84,12 +83,6 @@ class Outcome:
     too_slow: list[str] = field(default_factory=list)  # regex rules past their time, or refused
 
 
-def fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return re.sub(r"\s+", " ", plain.replace("\u2019", "'")).casefold()
-
-
 @dataclass(frozen=True)
 class CustomType:
     """A playbook's own clause type: the mean of its examples' embeddings, and a cue."""
@@ -99,9 +92,14 @@ class CustomType:
     threshold: float
     cue: Pattern | None = None  # on RE2: linear in the 200 characters it reads
 
-    def matches(self, article: Article) -> bool:
-        if self.cue is not None and self.cue.search((article.heading or article.text)[:CUE_CHARS]):
-            return True
+    def matches(self, article: Article, clock: PatternClock | None = None) -> bool:
+        """Whether ``article`` is of the type; the cue's time is charged to ``clock`` when
+        given (:class:`PatternTooSlow` once it is spent)."""
+        if self.cue is not None:
+            opening = (article.heading or article.text)[:CUE_CHARS]
+            search = self.cue.search
+            if search(opening) if clock is None else clock.run(f"cue:{self.key}", search, opening):
+                return True
         if article.embedding is None or len(article.embedding) != len(self.centroid):
             return False
         return float(np.dot(self.centroid, article.embedding)) >= self.threshold
@@ -150,118 +148,18 @@ def learnt_threshold(vectors: Any) -> float:
 
 
 def of_type(
-    articles: list[Article], clause_type: str, custom: dict[str, CustomType] | None = None
+    articles: list[Article],
+    clause_type: str,
+    custom: dict[str, CustomType] | None = None,
+    clock: PatternClock | None = None,
 ) -> list[Article]:
     if custom and clause_type in custom:
-        return [a for a in articles if custom[clause_type].matches(a)]
+        return [a for a in articles if custom[clause_type].matches(a, clock)]
     tagged = [a for a in articles if clause_type in a.types]
     if tagged or any(a.types for a in articles):
         return tagged
     cue = CUES.get(clause_type)  # an untagged workspace: headings that name the type
     return [a for a in articles if cue is not None and a.heading and cue.search(a.heading)]
-
-
-# --- Quantities --------------------------------------------------------------------------
-
-_NUMBER_WORDS = {
-    "un": 1,
-    "une": 1,
-    "one": 1,
-    "deux": 2,
-    "two": 2,
-    "trois": 3,
-    "three": 3,
-    "quatre": 4,
-    "four": 4,
-    "cinq": 5,
-    "five": 5,
-    "six": 6,
-    "sept": 7,
-    "seven": 7,
-    "huit": 8,
-    "eight": 8,
-    "neuf": 9,
-    "nine": 9,
-    "dix": 10,
-    "ten": 10,
-    "douze": 12,
-    "twelve": 12,
-    "quinze": 15,
-    "fifteen": 15,
-    "vingt": 20,
-    "twenty": 20,
-    "trente": 30,
-    "thirty": 30,
-    "quarante-cinq": 45,
-    "forty-five": 45,
-    "soixante": 60,
-    "sixty": 60,
-    "quatre-vingt-dix": 90,
-    "ninety": 90,
-}
-_UNITS = {
-    "jour": "days",
-    "day": "days",
-    "mois": "months",
-    "month": "months",
-    "an": "years",
-    "annee": "years",
-    "year": "years",
-}
-_DURATION = re.compile(
-    r"(?P<number>\d+(?:[.,]\d+)?|[a-z-]+)\s*(?:\(\s*\d+\s*\)\s*)?"
-    r"(?P<unit>jours?|days?|mois|months?|annees?|ans?|years?)\b"
-)
-_PERCENT = re.compile(r"(?P<number>\d+(?:[.,]\d+)?)\s*(?:%|pour ?cent|percent)")
-_AMOUNT = re.compile(
-    r"(?:(?:eur|€|\$|usd)\s*(?P<before>\d[\d  .,]*\d|\d))|"
-    r"(?:(?P<after>\d[\d  .,]*\d|\d)\s*(?:euros?|eur|€|\$|usd|dollars?))"
-)
-_IN_MONTHS = {"days": 1 / 30, "months": 1.0, "years": 12.0}  # a month: 30 days
-_IN_DAYS = {"days": 1.0, "months": 30.0, "years": 365.0}
-
-
-def _number(raw: str) -> float | None:
-    if raw in _NUMBER_WORDS:
-        return float(_NUMBER_WORDS[raw])
-    try:
-        return float(raw.replace(",", "."))
-    except ValueError:
-        return None
-
-
-def quantities(text: str, quantity: str) -> list[float]:
-    """Values of ``quantity`` (days, months, years, percent, amount) the text states."""
-    folded = fold(text)
-    if quantity in _IN_DAYS:
-        table = _IN_DAYS if quantity == "days" else _IN_MONTHS
-        values = []
-        for match in _DURATION.finditer(folded):
-            number = _number(match.group("number"))
-            unit = _UNITS.get(match.group("unit").rstrip("s"), _UNITS.get(match.group("unit")))
-            if number is not None and unit is not None:
-                values.append(number * table[unit] / table[quantity])
-        return values
-    if quantity == "percent":
-        return [
-            v for m in _PERCENT.finditer(folded) if (v := _number(m.group("number"))) is not None
-        ]
-    amounts = []
-    for match in _AMOUNT.finditer(folded):
-        raw = re.sub(r"[  ]", "", match.group("before") or match.group("after") or "")
-        raw = raw.replace(",", "") if raw.count(",") and "." not in raw[-3:] else raw
-        value = _number(raw.replace(".", "") if raw.count(".") > 1 else raw)
-        if value is not None:
-            amounts.append(value)
-    return amounts
-
-
-_COMPARE: dict[str, Callable[[float, float], bool]] = {
-    "<=": lambda found, limit: found <= limit,
-    ">=": lambda found, limit: found >= limit,
-    "<": lambda found, limit: found < limit,
-    ">": lambda found, limit: found > limit,
-}
 
 
 # --- The checks --------------------------------------------------------------------------
@@ -280,16 +178,14 @@ def _terms_found(rule: RuleView, article: Article) -> list[str]:
     return [m.group(0) for m in itertools.islice(pattern.finditer(article.text), 3)]
 
 
-def _text_rule(rule: RuleView, scope: list[Article]) -> list[Finding]:
+def _text_rule(rule: RuleView, scope: list[Article], clock: PatternClock) -> list[Finding]:
     must_appear = rule.params["must"] == "appear"
-    # RE2 is linear but cannot be interrupted: the budget is checked between articles, so a
-    # rule costs at most its budget and one article on a contract.
-    budget = time.perf_counter() + settings.LEXROOM_PATTERN_SECONDS
     hits = {}
     for article in scope:
-        hits[article.chunk_id] = _terms_found(rule, article)
-        if rule.kind == RuleKind.REGEX and time.perf_counter() > budget:
-            raise PatternTooSlow(rule.key)
+        if rule.kind == RuleKind.REGEX:  # timed: the contract's budget is shared
+            hits[article.chunk_id] = clock.run(rule.key, _terms_found, rule, article)
+        else:
+            hits[article.chunk_id] = _terms_found(rule, article)
     if must_appear:
         if scope and not any(hits.values()):
             what = ", ".join(rule.params.get("terms") or [rule.params.get("pattern", "")])
@@ -315,7 +211,7 @@ def _threshold(rule: RuleView, scope: list[Article]) -> list[Finding]:
             findings.append(Finding(rule, article, reason % {"quantity": quantity}))
             continue
         worst = max(found) if op in {"<=", "<"} else min(found)
-        if not _COMPARE[op](worst, limit):
+        if not COMPARE[op](worst, limit):
             reason = gettext(
                 "The clause says %(found)g %(quantity)s; the playbook wants %(op)s %(limit)g."
             )
@@ -364,6 +260,7 @@ def _check_rule(
     outcome: Outcome,
     encode: Encode,
     ask: Callable[[RuleView, Article], Finding | None] | None,
+    clock: PatternClock,
 ) -> None:
     if rule.kind == RuleKind.REQUIRED and not scope:
         reason = gettext("No %(type)s clause was found.") % {"type": rule.clause_type}
@@ -373,7 +270,7 @@ def _check_rule(
         outcome.findings += [Finding(rule, a, reason) for a in scope[:1]]
     elif rule.kind in {RuleKind.KEYWORD, RuleKind.REGEX}:
         try:
-            outcome.findings += _text_rule(rule, scope)
+            outcome.findings += _text_rule(rule, scope, clock)
         except PatternTooSlow:
             outcome.too_slow.append(rule.key)
     elif rule.kind == RuleKind.THRESHOLD:
@@ -397,17 +294,43 @@ def check_contract(
     timings: Timings | None = None,
 ) -> Outcome:
     """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
-    rule is skipped with the reason); ``timings``, when given, adds up where time goes."""
+    rule is skipped with the reason); ``timings``, when given, adds up where time goes.
+    Regex rules and cues share one time budget on the contract: a rule past it, or of a type
+    whose cue is past it, is in ``too_slow``, not checked."""
     outcome = Outcome()
+    clock = PatternClock()
+    scopes: dict[str, list[Article] | None] = {}  # each type classified once
     for rule in rules:
         began = time.perf_counter()
-        scope = of_type(articles, rule.clause_type, custom) if rule.clause_type else articles
+        scope = _scope(rule, articles, custom, clock, scopes)
         classified = time.perf_counter()
-        _check_rule(rule, scope, outcome, encode, ask)
+        if scope is None:
+            outcome.too_slow.append(rule.key)
+        else:
+            _check_rule(rule, scope, outcome, encode, ask, clock)
         if timings is not None:
             timings.classify += classified - began
             timings.rules += time.perf_counter() - classified
     return outcome
+
+
+def _scope(
+    rule: RuleView,
+    articles: list[Article],
+    custom: dict[str, CustomType] | None,
+    clock: PatternClock,
+    scopes: dict[str, list[Article] | None],
+) -> list[Article] | None:
+    """The articles ``rule`` reads, classified once per type and contract (a cue is a firm's
+    pattern); None when the type's cue is past its time."""
+    if not rule.clause_type:
+        return articles
+    if rule.clause_type not in scopes:
+        try:
+            scopes[rule.clause_type] = of_type(articles, rule.clause_type, custom, clock)
+        except PatternTooSlow:
+            scopes[rule.clause_type] = None
+    return scopes[rule.clause_type]
 
 
 def excerpt(article: Article | None) -> str:

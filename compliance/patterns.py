@@ -5,7 +5,9 @@ A backtracking engine gives such a pattern unbounded time (``(a+)+$``), and even
 one can take gigabytes (``(?:(?:b{200}){200}){200}``). RE2 matches in time linear in the text,
 refuses counted repetitions whose nested product passes 1000, and stops compiling at its
 memory budget (``max_mem``); a program over ``MAX_PROGRAM`` instructions is refused too,
-because matching time also grows with the program's size. Constructs RE2 cannot run
+because matching time also grows with the program's size. Matching is bounded in time by a
+:class:`PatternClock`, one per contract, that every regex rule and cue draws on. Constructs RE2
+cannot run
 (backreferences, lookaround, possessive quantifiers, atomic groups…) are refused with their
 name, so the admin can rewrite the pattern.
 
@@ -17,8 +19,9 @@ Unicode word boundary).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
-from typing import Protocol
+import time
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, Protocol, TypeVar
 
 import re2  # type: ignore[import-untyped]  # google-re2 ships no type hints
 from django.conf import settings
@@ -26,8 +29,9 @@ from django.utils.translation import gettext
 
 # Instructions of the compiled program. Matching costs up to text times program when RE2's DFA
 # runs out of cache, so a bigger program is refused rather than run slowly (measured: a
-# 1000-instruction program on adversarial text takes about 5 s per MB).
-MAX_PROGRAM = 20_000
+# 1000-instruction program on adversarial text takes about 5 s per MB, and ten branches of
+# a[ab]{990}c, 9663 instructions, 9 s per 200 KB).
+MAX_PROGRAM = 5_000
 
 # Python's Unicode meaning of the Perl classes, as RE2 class bodies.
 _WORD = r"\p{L}\p{N}_"
@@ -51,6 +55,46 @@ class Pattern(Protocol):
 
 class PatternRefused(ValueError):
     """A pattern that will not run; the message says why, in the user's language."""
+
+
+class PatternTooSlow(Exception):
+    """A regex rule (or a clause type's cue) past its time on a contract, or past the time of
+    the contract itself; or a pattern stored before the bounds that no longer compiles."""
+
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class PatternClock:
+    """The matching time of one contract. Every regex rule and cue of the playbook draws on
+    it together (``LEXROOM_CONTRACT_PATTERN_SECONDS``), each also within its own share
+    (``LEXROOM_PATTERN_SECONDS``): a playbook of many rules that each stay just under their
+    share still costs a contract no more than its budget. RE2 cannot be interrupted, so the
+    budget is checked before and after each search: it is passed by one search at most."""
+
+    def __init__(self) -> None:
+        self.contract_seconds: float = settings.LEXROOM_CONTRACT_PATTERN_SECONDS
+        self.rule_seconds: float = settings.LEXROOM_PATTERN_SECONDS
+        self.spent = 0.0
+        self.by_rule: dict[str, float] = {}
+
+    def _past(self, key: str) -> bool:
+        return self.spent > self.contract_seconds or self.by_rule.get(key, 0.0) > self.rule_seconds
+
+    def run(self, key: str, search: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """``search(*args)`` (one pattern on one article) timed and charged to ``key`` and to
+        the contract, or :class:`PatternTooSlow` once either is spent."""
+        if self._past(key):
+            raise PatternTooSlow(key)
+        began = time.perf_counter()
+        found = search(*args, **kwargs)
+        elapsed = time.perf_counter() - began
+        self.spent += elapsed
+        self.by_rule[key] = self.by_rule.get(key, 0.0) + elapsed
+        if self._past(key):  # passed by this search: reported, and not run on the next contracts
+            raise PatternTooSlow(key)
+        return found
 
 
 def _unicode_classes(pattern: str) -> str:

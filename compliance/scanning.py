@@ -25,9 +25,9 @@ from compliance.checks import (
     check_contract,
     custom_types,
     excerpt,
-    fold,
 )
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
+from compliance.quantities import fold
 from documents.embeddings import embedding_model_name, get_encoder
 from documents.llm import LlmUnavailable, chat_json
 from documents.models import Chunk, Document, DocumentStatus

@@ -17,6 +17,9 @@ LEXROOM_PATTERN_MAX_CHARS = env_int("LEXROOM_PATTERN_MAX_CHARS", 1000, minimum=1
 LEXROOM_PATTERN_MAX_MEM_MB = env_int("LEXROOM_PATTERN_MAX_MEM_MB", 8, minimum=1)
 # One pattern's matching time on one contract; past it the rule is reported, not run further.
 LEXROOM_PATTERN_SECONDS = env_float("LEXROOM_PATTERN_SECONDS", 1.0)
+# All of a playbook's patterns (regex rules and cues) together on one contract: many rules each
+# just under their own time still cost a contract no more than this.
+LEXROOM_CONTRACT_PATTERN_SECONDS = env_float("LEXROOM_CONTRACT_PATTERN_SECONDS", 5.0)
 
 # --- Documents and embeddings.
 LEXROOM_MAX_UPLOAD_BYTES = env_int("LEXROOM_MAX_UPLOAD_MB", 100, minimum=1) * 1024 * 1024

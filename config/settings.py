@@ -26,6 +26,10 @@ from config.env import (
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The folder holding templates/, static/, locale/ and demo/: the top of a checkout, or this
+# package in an installed wheel (setup.py copies them there).
+_PACKAGED_SITE = Path(__file__).resolve().parent
+SITE_DIR = _PACKAGED_SITE if (_PACKAGED_SITE / "templates").is_dir() else BASE_DIR
 
 # A local .env (`make run` writes one) fills in what the environment leaves unset.
 ENV_FILE = dotenv_load(BASE_DIR)
@@ -82,9 +86,9 @@ INSTALLED_APPS = [
     "django_q",
     "csp",  # django-csp: its system checks (old-style settings)
 ]
+LAB_IMPORTABLE = importlib.util.find_spec("lab") is not None
 # The measurement lab (bench_*, eval_*, fuzz): a checkout (dev, tests, CI) has the package, the
 # product wheel does not, so an installed product never lists it whatever the variable says.
-LAB_IMPORTABLE = importlib.util.find_spec("lab") is not None
 LEXROOM_LAB = env_bool("LEXROOM_LAB", default=LAB_IMPORTABLE)
 if LEXROOM_LAB and LAB_IMPORTABLE:
     INSTALLED_APPS.insert(INSTALLED_APPS.index("agents") + 1, "lab")
@@ -114,7 +118,7 @@ ASGI_APPLICATION = "config.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -232,14 +236,14 @@ LEXROOM_LOGIN_LOCKOUT_MINUTES = env_int("LEXROOM_LOGIN_LOCKOUT_MINUTES", 15, min
 
 LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", "Français"), ("en", "English")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [SITE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Paris")
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [SITE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -279,6 +283,14 @@ Q_CLUSTER = {
 # A stopping worker (SIGTERM, Ctrl-C) lets its tasks run this long, then ends them; they are
 # queued again at once (tasks are idempotent).
 LEXROOM_WORKER_STOP_SECONDS = env_int("LEXROOM_WORKER_STOP_SECONDS", 5, minimum=1)
+# Once the install has more than one firm, one firm runs at most `workers - this` tasks at once
+# in a cluster (at least one): a worker is always left for another firm's task. 0: no share.
+LEXROOM_WORKERS_RESERVED = env_int("LEXROOM_WORKERS_RESERVED", 1, minimum=0)
+# Niceness added to the task workers (clamped at 19): the web server keeps the CPU while
+# background work reads a hostile file.
+LEXROOM_WORKER_NICE = env_int("LEXROOM_WORKER_NICE", 5, minimum=0)
+# Niceness the child reading a PDF or DOCX adds to its worker's (5 + 5 by default).
+LEXROOM_EXTRACT_NICE = env_int("LEXROOM_EXTRACT_NICE", 5, minimum=0)
 # The embedding rounds' queue: a cluster started as `Q_CLUSTER_NAME=NAME manage.py qcluster`
 # (a GPU host) takes them; empty: the main queue.
 LEXROOM_EMBED_QUEUE = env_str("LEXROOM_EMBED_QUEUE", "")

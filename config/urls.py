@@ -28,5 +28,4 @@ urlpatterns = [
     path("", include("compliance.urls")),
     path("", include("sources.urls")),
     path("", include("workspaces.urls")),
-    path("", include("agents.urls")),
 ]

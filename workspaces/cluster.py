@@ -7,14 +7,19 @@ puts back at once in the queue what they were running and what was still waiting
 hand-off queue: the tasks are idempotent, another cluster (or this one, restarted) runs them
 again, and no attempt is counted for them.
 
-Each worker writes the id of the task it runs into a slot of a shared array. The sentinel
-reads it to know what it ended; the pusher (``workspaces.broker.FairBroker``) reads it to
-claim a task only when a worker is free, so the queue's turns are not decided early.
+Each worker writes the id of the task it runs into a slot of a shared array; the pusher
+writes the id of each task it hands over into another, which the worker that takes it clears.
+The sentinel reads the slots to know what it ended; the pusher (``workspaces.broker.FairBroker``)
+reads both to claim a task only when a worker is free, so the queue's turns are not decided
+early, and only of a firm under its share of the workers.
+
+Workers run ``LEXROOM_WORKER_NICE`` nicer than the cluster: the web server keeps the CPU.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import time
 import uuid
 from collections.abc import Iterable
@@ -48,8 +53,8 @@ Slots = ctypes.Array[ctypes.c_int64]
 class _SlotQueue:
     """The hand-off queue as a worker sees it: what it takes is written in its slot."""
 
-    def __init__(self, queue: Queue[Any], slots: Slots, slot: int) -> None:
-        self._queue, self._slots, self._slot = queue, slots, slot
+    def __init__(self, queue: Queue[Any], slots: Slots, slot: int, handed: Slots) -> None:
+        self._queue, self._slots, self._slot, self._handed = queue, slots, slot, handed
 
     def get(self) -> Any:
         # Idle from the moment it waits: the previous result is already on its way.
@@ -58,6 +63,11 @@ class _SlotQueue:
         if isinstance(task, dict):
             ack_id = task.get("ack_id")
             self._slots[self._slot] = ack_id if isinstance(ack_id, int) else BUSY_UNKNOWN
+            # In its slot first, then out of the handed-over ones: the pusher, which reads
+            # them in the other order, never misses it.
+            for index, task_id in enumerate(self._handed):
+                if task_id == ack_id:
+                    self._handed[index] = IDLE
         return task
 
 
@@ -68,19 +78,32 @@ def _work(
     timeout: int | None,
     slots: Slots,
     slot: int,
+    handed: Slots,
 ) -> None:
-    worker(_SlotQueue(task_queue, slots, slot), result_queue, timer, timeout)
+    os.nice(settings.LEXROOM_WORKER_NICE)  # the web server first; clamped at 19
+    worker(_SlotQueue(task_queue, slots, slot, handed), result_queue, timer, timeout)
 
 
-class _FreeWorkers:
-    """Whether a worker waits for a task that is not already in the hand-off queue."""
+class _WorkerBoard:
+    """The workers as the pusher sees them (``workspaces.broker.WorkerBoard``)."""
 
-    def __init__(self, slots: Slots, handed: Queue[Any]) -> None:
-        self._slots, self._handed = slots, handed
+    def __init__(self, slots: Slots, handed: Slots, handoff: Queue[Any]) -> None:
+        self._slots, self._handed, self._handoff = slots, handed, handoff
+        self.size = len(slots)
 
-    def __call__(self) -> bool:
+    def free(self) -> bool:
         idle = sum(1 for task_id in self._slots if task_id == IDLE)
-        return idle > self._handed.qsize()
+        return idle > self._handoff.qsize()
+
+    def in_flight(self) -> set[int]:
+        handed = {task_id for task_id in self._handed if task_id != IDLE}
+        return (handed | set(self._slots)) - {IDLE, BUSY_UNKNOWN}
+
+    def handed_over(self, task_id: int) -> None:
+        for index, held in enumerate(self._handed):
+            if held == IDLE:
+                self._handed[index] = task_id
+                return
 
 
 class _WorkerProcess(ForkProcess):
@@ -105,11 +128,16 @@ class QuickStopSentinel(Sentinel):  # type: ignore[misc]  # django-q2 ships no t
     def spawn_cluster(self) -> None:
         # Created before any process forks, so that all of them share it.
         self.slots: Slots = RawArray(ctypes.c_int64, self.pool_size)
+        # The hand-off holds at most a task per idle worker; twice that for the moments
+        # between a worker's taking a task and clearing it here.
+        self.handed: Slots = RawArray(ctypes.c_int64, 2 * self.pool_size)
         super().spawn_cluster()
 
     def spawn_pusher(self) -> Any:
         if isinstance(self.broker, FairBroker):
-            self.broker.capacity = _FreeWorkers(self.slots, self.task_queue)
+            # A pusher that died may have noted a task it never handed over.
+            ctypes.memset(self.handed, IDLE, ctypes.sizeof(self.handed))
+            self.broker.board = _WorkerBoard(self.slots, self.handed, self.task_queue)
         return super().spawn_pusher()
 
     def spawn_worker(self) -> None:
@@ -119,7 +147,15 @@ class QuickStopSentinel(Sentinel):  # type: ignore[misc]  # django-q2 ships no t
         timer = Value("f", -1)
         process = _WorkerProcess(
             target=_work,
-            args=(self.task_queue, self.result_queue, timer, self.timeout, self.slots, slot),
+            args=(
+                self.task_queue,
+                self.result_queue,
+                timer,
+                self.timeout,
+                self.slots,
+                slot,
+                self.handed,
+            ),
             name=f"Process-{uuid.uuid4().hex}",
         )
         process.daemon = Conf.DAEMONIZE_WORKERS

@@ -22,7 +22,7 @@ from agents.chat._answer import (
 from agents.chat._links import safe_links
 from agents.chat._sources import Source, SourceBook
 from agents.selectors import cited_texts, existing_citations, workspace_owner_names
-from sources.caselaw import decision_texts
+from sources.caselaw import decision_texts, for_firm
 from sources.selectors import version_texts, versions_existing
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
@@ -129,7 +129,9 @@ def finish(workspace: Workspace, book: SourceBook, draft: Draft) -> dict[str, An
             contract_ids=[s.contract_id for s in sources if s.chunk_id is None],
         )
     stored += version_texts(s.version_id for s in cited if s.version_id is not None)
-    stored += decision_texts(s.decision_id for s in cited if s.decision_id is not None)
+    # In the firm's own turn and cache, as the tool that read them: never the install's.
+    with for_firm(firm_id=workspace.firm_id):
+        stored += decision_texts(s.decision_id for s in cited if s.decision_id is not None)
     text, quotes = verify_quotes(draft.answer, stored)
     checks["quotes"] = asdict(quotes)
     confidence = draft.confidence

@@ -2,10 +2,13 @@
 clients that render markdown, and a rendered image is fetched at once, with whatever its
 address holds (a document's words, put there by a prompt injected in a document).
 
-Images (markdown, reference-style or HTML) are dropped; a link keeps its address only when
-it is relative (the app's own pages) or to a host of ``LEXROOM_ANSWER_LINK_HOSTS`` (the public
-law sites the product cites); any other link keeps its words, and a bare or angle-bracketed
-address to another host is dropped.
+An answer carries no raw HTML: every tag, comment, declaration and processing instruction is
+taken out (the words between tags stay), whatever its name or attributes, since a renderer
+fetches through many (``style="background:url(…)"``, ``background=``, ``<track src>``…).
+Markdown images (inline or reference-style) are dropped; a link keeps its address only when it
+is relative (the app's own pages) or to a host of ``LEXROOM_ANSWER_LINK_HOSTS`` (the public law
+sites the product cites), named by a plain host name; any other link keeps its words, and a
+bare or angle-bracketed address to another host is dropped.
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from django.conf import settings
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\s*(?:\([^)\n]*\)?|\[[^\]\n]*\])")
 _LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+[\"'(][^)\n]*)?\s*\)")
 _DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*<?(\S*?)>?(?:[ \t]+.*)?$", re.MULTILINE)
-# Tags that fetch something when rendered, or link: dropped whole (a link's words stay).
-_FETCHING_TAG = re.compile(
-    r"<\s*/?\s*(?:img|image|picture|source|svg|iframe|frame|object|embed|video|audio|link|"
-    r"meta|script|style|base|form|input|a)\b[^>]*>?",
-    re.IGNORECASE,
+# CommonMark's autolinks (``<scheme:…>``, ``<name@host>``): links, not tags, left to the
+# address checks. Each match stops at the next "<", ">" or space: linear over a text.
+_AUTOLINK_AHEAD = re.compile(
+    r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*|[\w.!#$%&'*+/=?^`{|}~-]+@[A-Za-z0-9.-]+)>"
 )
+_PLAIN_NETLOC = re.compile(r"[a-z0-9.-]+(?::[0-9]{1,5})?", re.IGNORECASE)
+_UNSEEN = re.compile(r"[\s\x00-\x1f\x7f]")  # a browser drops tabs and newlines in a URL
 _AUTOLINK = re.compile(r"<((?:[a-z][a-z0-9+.-]*:|//)[^>\s]*)>", re.IGNORECASE)
 _LAST_WORD = re.compile(r"\S*$")
 _BARE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]\"']+", re.IGNORECASE)
@@ -35,10 +39,11 @@ _BARE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>()\[\]\"']+", re.IGNOR
 class Removed:
     images: int = 0
     links: int = 0
+    tags: int = 0  # raw HTML: tags, comments, declarations, processing instructions
 
     @property
     def total(self) -> int:
-        return self.images + self.links
+        return self.images + self.links + self.tags
 
 
 def allowed(url: str) -> bool:
@@ -46,17 +51,67 @@ def allowed(url: str) -> bool:
     url = url.strip()
     if not url:
         return True
+    if _UNSEEN.search(url):
+        return False
     parts = urlsplit(url if not url.lower().startswith("www.") else f"https://{url}")
     if not parts.scheme and not parts.netloc:
         # "/w/…", "?page=2", "#n1": the app's own pages. "\\host" and "//host" are not.
         return not url.startswith(("\\", "//", "/\\")) and ":" not in url.split("/", 1)[0]
     if parts.scheme.lower() not in {"http", "https"} or not parts.hostname:
         return False
+    # A browser reads "\\" as "/", decodes "%2e", and drops "user@": what urlsplit calls the
+    # host is then not the one visited. Only a plain name (and port) is believed.
+    if not _PLAIN_NETLOC.fullmatch(parts.netloc):
+        return False
     host = parts.hostname.lower().rstrip(".")
     return any(
         host == allowed_host or host.endswith(f".{allowed_host}")
         for allowed_host in (h.lower().strip(".") for h in settings.LEXROOM_ANSWER_LINK_HOSTS)
     )
+
+
+def _opens_markup(text: str, at: int) -> bool:
+    """Does a "<" just before ``at`` open markup for a browser or a markdown renderer?"""
+    following = text[at : at + 1]
+    if following in {"!", "?"}:
+        return True
+    if following == "/":
+        following = text[at + 1 : at + 2]
+    return following.isascii() and following.isalpha()
+
+
+def without_html(text: str) -> tuple[str, int]:
+    """``text`` without tags, comments, declarations or processing instructions (the words
+    between tags stay), and how many were taken out. One pass, linear in the text.
+
+    "a < b" and "<3" are text (no tag name follows the "<"); so is "<<" (French quotes
+    written with two signs), a space put after it where a name follows ("<<cité>>" becomes
+    "<< cité>>"), or a renderer would read the tag "<cité>". An autolink (``<https://…>``) is
+    left to the address checks. An opening never closed loses its "<".
+    """
+    pieces: list[str] = []
+    never: dict[str, int] = {}  # closer -> a position after which it is nowhere
+    removed = start = 0
+    while (at := text.find("<", start)) >= 0:
+        pieces.append(text[start:at])
+        start = at + 1
+        if text.startswith("<<", at):
+            pieces.append("<< " if _opens_markup(text, at + 2) else "<<")
+            start = at + 2
+            continue
+        if not _opens_markup(text, at + 1) or _AUTOLINK_AHEAD.match(text, at):
+            pieces.append("<")
+            continue
+        removed += 1
+        closer = "-->" if text.startswith("<!--", at) else ">"
+        closer = "]]>" if text.startswith("<![CDATA[", at) else closer
+        end = -1 if at >= never.get(closer, len(text) + 1) else text.find(closer, at + 2)
+        if end < 0:
+            never[closer] = min(at, never.get(closer, at))
+            continue  # never closed: the "<" goes, the rest is text
+        start = end + len(closer)
+    pieces.append(text[start:])
+    return "".join(pieces), removed
 
 
 def safe_links(text: str) -> tuple[str, Removed]:
@@ -79,15 +134,8 @@ def safe_links(text: str) -> tuple[str, Removed]:
         removed.links += 1
         return ""
 
-    def tag(match: re.Match[str]) -> str:
-        if re.match(r"<\s*/?\s*a\b", match.group(0), re.IGNORECASE):
-            removed.links += 1
-        else:
-            removed.images += 1
-        return ""
-
+    text, removed.tags = without_html(text)
     text = _IMAGE.sub(image, text)
-    text = _FETCHING_TAG.sub(tag, text)
     text = _LINK.sub(link, text)
     text = _DEFINITION.sub(address, text)
     text = _AUTOLINK.sub(address, text)
@@ -100,7 +148,7 @@ def _stable_end(text: str) -> int:
     may be growing) nor anything from a bracket, parenthesis or tag still open."""
     last_word = _LAST_WORD.search(text)
     cut = last_word.start() if last_word else len(text)
-    for opener, closer in (("[", "]"), ("(", ")"), ("<", ">")):
+    for opener, closer in (("[", "]"), ("(", ")"), ("<", ">"), ("<!--", "-->")):
         start = text.rfind(opener, 0, cut)
         if start >= 0 and text.find(closer, start, cut) < 0:
             cut = min(cut, start)

@@ -56,8 +56,26 @@ class _InvalidToken(Exception):
     pass
 
 
+def _help() -> int:
+    """Usage and the tools served: listing them loads Django and every app, so a broken
+    install fails here rather than in a client's first call."""
+    _setup_django()
+    from agents.tools.registry import tool_definitions
+
+    names = ", ".join(sorted(tool["name"] for tool in tool_definitions()))
+    print(
+        "usage: LEXROOM_TOKEN=<personal access token> lexroom-mcp\n"
+        "The Lexroom MCP server over stdio (JSON-RPC on stdin/stdout, logs on stderr), "
+        "acting as the token's user.\n"
+        f"Tools: {names}"
+    )
+    return 0
+
+
 def main() -> int:
     """Entry point of the ``lexroom-mcp`` console script."""
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        return _help()
     raw_token = os.environ.get("LEXROOM_TOKEN", "").strip()
     if not raw_token:
         return _fail(

@@ -40,6 +40,7 @@ opening words match ``cue``)::
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +52,7 @@ from django.utils.translation import gettext
 
 from compliance.models import RuleKind, Severity
 from compliance.patterns import PatternRefused, pattern_compile
-from compliance.playbooks._types import parse_clause_types
+from compliance.playbooks._types import parse_clause_types, unknown_fields
 from documents.clause_types import KEYS
 
 DEFAULTS = Path(__file__).resolve().parent / "defaults"
@@ -60,6 +61,9 @@ OPERATORS = ("<=", ">=", "<", ">")
 MUSTS = ("appear", "absent")
 MAX_FALLBACKS = 3
 MAX_RULES = 500
+# Every regex rule runs on every article of every contract scanned: their number is bounded
+# as well as their time (LEXROOM_CONTRACT_PATTERN_SECONDS), so a playbook cannot be all regex.
+MAX_REGEX_RULES = 100
 MAX_BYTES = 1_000_000
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 # Keys a rule may carry besides its kind's own parameters.
@@ -189,6 +193,11 @@ def _load(text: str) -> Any:
         raise PlaybookInvalid([Problem(None, "", gettext("The file is over 1 MB."))])
     try:
         return yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader; JSON is YAML
+    except (ValueError, OverflowError):
+        # A value the YAML constructor cannot make: an integer of more than 4300 digits
+        # (Python's limit), a date that does not exist, "!!int abc".
+        problem = gettext("not valid YAML or JSON (a number or a date that cannot be read)")
+        raise PlaybookInvalid([Problem(None, "", problem)]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -215,6 +224,9 @@ def parse_playbook(text: str) -> PlaybookSpec:
     if not isinstance(raw_rules, list) or not raw_rules or len(raw_rules) > MAX_RULES:
         problems.append(Problem(None, "rules", gettext("a list of 1 to 500 rules is required")))
         raw_rules = raw_rules if isinstance(raw_rules, list) else []
+    problems += _regex_count_problems(raw_rules)
+    if problems:  # before compiling up to 500 patterns for nothing
+        raise PlaybookInvalid(problems)
     custom, found_types = parse_clause_types(data.get("clause_types"))
     problems += [Problem(None, where, problem) for where, problem in found_types]
     custom_keys = {entry["key"] for entry in custom}
@@ -238,6 +250,23 @@ def parse_playbook(text: str) -> PlaybookSpec:
     return PlaybookSpec(key, title, language, description, rules, custom)
 
 
+def _regex_count_problems(raw_rules: list[Any]) -> list[Problem]:
+    count = sum(1 for raw in raw_rules if isinstance(raw, dict) and raw.get("kind") == "regex")
+    if count <= MAX_REGEX_RULES:
+        return []
+    return [
+        Problem(
+            None,
+            "rules",
+            gettext(
+                "%(count)d regex rules: a playbook may have at most %(limit)d (each one runs on "
+                "every contract scanned)"
+            )
+            % {"count": count, "limit": MAX_REGEX_RULES},
+        )
+    ]
+
+
 def _rule(
     raw: Any, index: int, custom_keys: set[str]
 ) -> tuple[RuleSpec | None, list[tuple[str, str]]]:
@@ -250,6 +279,7 @@ def _rule(
     if not _SLUG.match(key):
         problems.append((where, gettext("key: a short lower-case name is required")))
     kind, severity = raw.get("kind"), raw.get("severity")
+    kind = kind if isinstance(kind, str) else None  # a list or a mapping is no kind
     if kind not in RuleKind.values:
         problems.append(
             (
@@ -277,12 +307,9 @@ def _rule(
         RuleKind.LLM,
     }:
         problems.append((where, gettext("clause_type is required for this kind")))
-    allowed = set(COMMON) | set(PARAMS.get(str(kind), ()))
-    unknown = sorted(set(raw) - allowed)
+    unknown = unknown_fields(raw, set(COMMON) | set(PARAMS.get(str(kind), ())))
     if unknown:
-        problems.append(
-            (where, gettext("unknown fields: %(fields)s") % {"fields": ", ".join(unknown)})
-        )
+        problems.append((where, gettext("unknown fields: %(fields)s") % {"fields": unknown}))
     params = {name: raw[name] for name in PARAMS.get(str(kind), ()) if name in raw}
     problems += [(where, p) for p in _params_problems(str(kind), params)]
     if problems:
@@ -297,7 +324,7 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
 
 
-def _params_problems(kind: str, params: dict[str, Any]) -> list[str]:  # noqa: C901 - one branch per kind
+def _params_problems(kind: str, params: dict[str, Any]) -> list[str]:
     problems = []
     if kind in {RuleKind.KEYWORD, RuleKind.REGEX} and params.get("must") not in MUSTS:
         problems.append(gettext("must: appear or absent"))
@@ -321,19 +348,38 @@ def _params_problems(kind: str, params: dict[str, Any]) -> list[str]:  # noqa: C
             problems.append(
                 gettext("op must be one of %(allowed)s") % {"allowed": " ".join(OPERATORS)}
             )
-        value = params.get("value")
-        if not isinstance(value, int | float) or isinstance(value, bool):
+        if not _finite_number(params.get("value")):
             problems.append(gettext("value must be a number"))
     if kind == RuleKind.POSITION:
-        if not str(params.get("preferred") or "").strip():
-            problems.append(gettext("preferred: the firm's wording is required"))
-        for name in ("fallbacks", "unacceptable"):
-            if name in params and not _strings(params[name]):
-                problems.append(gettext("%(name)s: a list of wordings") % {"name": name})
-        if len(params.get("fallbacks") or []) > MAX_FALLBACKS:
-            problems.append(gettext("at most 3 fallbacks"))
-    if kind == RuleKind.LLM and not str(params.get("question") or "").strip():
+        problems += _position_problems(params)
+    if kind == RuleKind.LLM and not _text(params.get("question")):
         problems.append(gettext("question is required"))
+    return problems
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _finite_number(value: Any) -> bool:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)  # NaN and infinities compare with nothing
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
+def _position_problems(params: dict[str, Any]) -> list[str]:
+    problems = []
+    if not _text(params.get("preferred")):
+        problems.append(gettext("preferred: the firm's wording is required"))
+    for name in ("fallbacks", "unacceptable"):
+        if name in params and not _strings(params[name]):
+            problems.append(gettext("%(name)s: a list of wordings") % {"name": name})
+    fallbacks = params.get("fallbacks")
+    if isinstance(fallbacks, list) and len(fallbacks) > MAX_FALLBACKS:
+        problems.append(gettext("at most 3 fallbacks"))
     return problems
 
 

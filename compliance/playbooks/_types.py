@@ -14,6 +14,13 @@ _KEY = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
 MAX_EXAMPLES = 20
 MAX_EXAMPLE_CHARS = 4000
 MAX_TYPES = 50  # each type's examples are encoded at every scan
+FIELDS = {"key", "label", "examples", "cue", "threshold"}
+
+
+def unknown_fields(raw: dict[Any, Any], allowed: set[str]) -> str:
+    """The fields of ``raw`` not in ``allowed``, for a message ("" when none); a YAML key may
+    be a number or null, not only text."""
+    return ", ".join(sorted(str(name) for name in raw if name not in allowed))
 
 
 def parse_clause_types(raw: Any) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
@@ -65,9 +72,9 @@ def _problems(entry: dict[str, Any], key: str, seen: set[str]) -> list[str]:
         or not all(isinstance(e, str) and 0 < len(e.strip()) <= MAX_EXAMPLE_CHARS for e in examples)
     ):
         problems.append(gettext("examples: 1 to 20 passages of text"))
-    unknown = sorted(set(entry) - {"key", "label", "examples", "cue", "threshold"})
+    unknown = unknown_fields(entry, FIELDS)
     if unknown:
-        problems.append(gettext("unknown fields: %(fields)s") % {"fields": ", ".join(unknown)})
+        problems.append(gettext("unknown fields: %(fields)s") % {"fields": unknown})
     if entry.get("cue"):
         try:
             pattern_compile(str(entry["cue"]), ignore_case=True)  # as the scan runs it
@@ -76,7 +83,7 @@ def _problems(entry: dict[str, Any], key: str, seen: set[str]) -> list[str]:
     threshold = entry.get("threshold")
     if threshold is not None and (
         isinstance(threshold, bool) or not isinstance(threshold, int | float)
-        or not 0 < threshold <= 1
+        or not 0 < threshold <= 1  # NaN compares with nothing: refused too
     ):  # fmt: skip
         problems.append(gettext("threshold: a number between 0 and 1"))
     return problems

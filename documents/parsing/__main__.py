@@ -43,6 +43,7 @@ def _die_with_parent(parent_pid: int) -> None:
 
 
 def _limit_resources(header: dict[str, Any]) -> None:
+    os.nice(int(header.get("nice", 0)))  # clamped at 19; never raised back
     memory = int(header["memory_mb"]) * MIB
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     cpu = int(header["cpu_seconds"])

@@ -2,8 +2,9 @@
 
 pypdf and python-docx run in C and in long Python loops the meter cannot interrupt: a small
 hostile PDF holds its reader for minutes on one page. Here the parser runs in a fresh
-interpreter (``python -m documents.parsing``) that sets its own RLIMIT_AS and RLIMIT_CPU
-before reading the file, and that this process kills at the wall-clock deadline. Nothing is
+interpreter (``python -m documents.parsing``) that sets its own RLIMIT_AS and RLIMIT_CPU, and
+lowers its CPU priority (``LEXROOM_EXTRACT_NICE`` on top of its worker's), before reading the
+file, and that this process kills at the wall-clock deadline. Nothing is
 inherited: no database connection, no open file, none of the server's secrets in its
 environment. A plain subprocess, not multiprocessing: django-q2's workers are daemonic
 processes, which multiprocessing forbids to have children.
@@ -35,6 +36,8 @@ STARTUP_SECONDS = 5
 _SOURCE_ROOT = Path(__file__).resolve().parents[2]
 # The child's exit status when it ran out of memory (MemoryError, not a signal).
 EXIT_MEMORY = 3
+# Added to the niceness of the process that starts the child when no setting says otherwise.
+DEFAULT_NICE = 5
 
 
 def child_header(filename: str, limits: Limits, memory_mb: int) -> dict[str, Any]:
@@ -48,6 +51,9 @@ def child_header(filename: str, limits: Limits, memory_mb: int) -> dict[str, Any
         "cpu_seconds": math.ceil(limits.seconds or 0) + 1,
         "language": translation.get_language() or settings.LANGUAGE_CODE,
         "parent_pid": os.getpid(),
+        # Pages stay quick while a hostile file is read (getattr: Django set up for the
+        # parsing alone, as a test may do, has no such setting).
+        "nice": getattr(settings, "LEXROOM_EXTRACT_NICE", DEFAULT_NICE),
         "locale_paths": [str(path) for path in settings.LOCALE_PATHS],
     }
 

@@ -4,8 +4,10 @@ persistent response cache in Postgres.
 The sites ask for 500 ms between requests. The spacing is counted from the end of one
 request to the start of the next, under a file lock per host, so every process of this
 machine (web, workers, MCP) shares it. Requests waiting for a host take turns by firm
-(:class:`_Turns`): one firm's many searches cannot starve another's, and a firm with
-``LEXROOM_CASELAW_QUEUE_PER_FIRM`` requests waiting is told "busy" with a Retry-After.
+(``_turns``): one firm's many searches cannot starve another's, and a firm with
+``LEXROOM_CASELAW_QUEUE_PER_FIRM`` requests waiting (for a turn, or in a retry's backoff) is
+told "busy" with a Retry-After. While it waits, a request holds no database connection unless
+its caller's transaction does (the pages and ``/api/``, in the tenant's transaction).
 
 The cache is the firm's own: its key names the firm (:func:`for_firm`), so whether an answer
 came from the cache, and its age, only ever tells a firm about its own searches (a shared
@@ -22,17 +24,14 @@ import datetime as dt
 import fcntl
 import hashlib
 import math
-import os
 import random
 import re
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx
@@ -41,6 +40,7 @@ from django.db import connections
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from sources.caselaw._turns import QueueFull, Turns, lock_path
 from sources.models import CaseLawResponse
 
 USER_AGENT = "Lexroom/0.1 (self-hosted legal document platform)"
@@ -117,122 +117,21 @@ def _interval(host: str) -> float:
     return (wanted if host in LOOPBACK else max(wanted, SITE_MIN_INTERVAL_MS)) / 1000
 
 
-def _lock_path(host: str) -> Path:
-    folder = Path(settings.LEXROOM_DATA_DIR) / "caselaw"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"spacing-{re.sub(r'[^A-Za-z0-9.-]', '_', host)}.lock"
-
-
-class _Turns:
-    """The requests waiting for one host, in turns by firm, shared by every process.
-
-    Each waiting request is a ticket file in ``caselaw/queue-HOST/`` named by its firm and
-    arrival, locked (``flock``) by its owner for as long as it waits: a ticket whose lock can
-    be taken belongs to a process that died, and is dropped. The next request served is the
-    oldest ticket of the first firm after the last one served (firms in a fixed order, round
-    robin), so each waiting firm gets one request in turn whatever the others queue. The
-    queue's bookkeeping happens under a short lock of its own (``queue-HOST.lock``).
-    """
-
-    def __init__(self, host: str) -> None:
-        self.host = host
-        safe = re.sub(r"[^A-Za-z0-9.-]", "_", host)
-        self.folder = _lock_path(host).parent / f"queue-{safe}"
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.guard_path = self.folder.parent / f"queue-{safe}.lock"
-        self.last_path = self.folder.parent / f"queue-{safe}.last"
-        self.ticket: Path | None = None
-        self.handle: IO[str] | None = None
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        with self.guard_path.open("a") as guard:
-            fcntl.flock(guard, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(guard, fcntl.LOCK_UN)
-
-    def _live(self) -> list[str]:
-        """The tickets of live waiters (ours included), oldest first; dead ones removed."""
-        names = sorted(
-            (p.name for p in self.folder.iterdir()), key=lambda name: name.split("~")[1:2]
-        )
-        live = []
-        for name in names:
-            if name.startswith(".") or "~" not in name:
-                continue
-            if self.ticket is not None and name == self.ticket.name:
-                live.append(name)
-                continue
-            try:
-                with (self.folder / name).open("a") as other:
-                    fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    (self.folder / name).unlink()  # its owner is gone
-            except BlockingIOError:
-                live.append(name)  # locked: its owner waits
-            except FileNotFoundError:
-                pass
-        return live
-
-    def join(self, firm: str) -> None:
-        """Take a ticket; :class:`CaseLawError` (busy) when the firm's queue is full."""
-        with self._guard():
-            live = self._live()
-            waiting = sum(1 for name in live if name.split("~")[0] == firm)
-            if waiting >= settings.LEXROOM_CASELAW_QUEUE_PER_FIRM:
-                raise self.busy(len(live))
-            # Locked under a hidden name, then renamed: never seen unlocked (as dead).
-            name = f"{firm}~{time.time_ns():020d}~{os.getpid()}-{threading.get_ident()}"
-            hidden = self.folder / f".{name}"
-            self.handle = hidden.open("a")
-            fcntl.flock(self.handle, fcntl.LOCK_EX)
-            self.ticket = self.folder / name
-            hidden.rename(self.ticket)
-
-    def is_next(self) -> bool:
-        """Is our ticket the one to serve now? (The caller then tries the host's lock.)"""
-        with self._guard():
-            live = self._live()
-            try:
-                last = self.last_path.read_text()
-            except OSError:
-                last = ""
-        firms = sorted({name.split("~")[0] for name in live})
-        after = [firm for firm in firms if firm > last]
-        turn = (after or firms)[0] if firms else ""
-        head = next((name for name in live if name.split("~")[0] == turn), None)
-        return self.ticket is not None and head == self.ticket.name
-
-    def served(self) -> None:
-        """Our request goes now: leave the queue, and the next turn is another firm's."""
-        with self._guard():
-            if self.ticket is not None:
-                self.last_path.write_text(self.ticket.name.split("~")[0])
-            self.leave()
-
-    def leave(self) -> None:
-        if self.ticket is not None:
-            self.ticket.unlink(missing_ok=True)
-            self.ticket = None
-        if self.handle is not None:
-            self.handle.close()
-            self.handle = None
-
-    def busy(self, waiting: int) -> CaseLawError:
-        retry_after = max(1, math.ceil((waiting + 1) * (1.0 + _interval(self.host))))
-        message = gettext(
-            "%(host)s is busy with your firm's other searches (the sites ask for spacing, and "
-            "firms take turns): try again in %(seconds)d s."
-        )
-        return CaseLawError(
-            "busy", message % {"host": self.host, "seconds": retry_after}, retry_after=retry_after
-        )
+def _busy(host: str, waiting: int) -> CaseLawError:
+    """The firm's queue for ``host`` is full, or its wait too long: busy, with a Retry-After."""
+    retry_after = max(1, math.ceil((waiting + 1) * (1.0 + _interval(host))))
+    message = gettext(
+        "%(host)s is busy with your firm's other searches (the sites ask for spacing, and "
+        "firms take turns): try again in %(seconds)d s."
+    )
+    return CaseLawError(
+        "busy", message % {"host": host, "seconds": retry_after}, retry_after=retry_after
+    )
 
 
 class _Spacing:
-    """Held around one request: waits for the firm's turn (:class:`_Turns`) and the host's
-    lock, then until ``interval`` has passed since the last request to the host ended (in
+    """Held around one request: waits for the firm's turn (``_turns``) and the host's lock,
+    then until ``interval`` has passed since the last request to the host ended (in
     any process), and records this one's end."""
 
     def __init__(self, host: str) -> None:
@@ -240,9 +139,12 @@ class _Spacing:
         self.handle: Any = None
 
     def __enter__(self) -> None:
-        turns = _Turns(self.host)
-        turns.join(_firm_key())
-        self.handle = _lock_path(self.host).open("a+")
+        turns = Turns(self.host)
+        try:
+            turns.join(_firm_key())
+        except QueueFull as full:
+            raise _busy(self.host, full.waiting) from None
+        self.handle = lock_path(self.host).open("a+")
         waited_until = time.monotonic() + LOCK_WAIT_SECONDS
         try:
             while True:  # a bounded wait: a queue of searches must not hold a page for minutes
@@ -254,7 +156,7 @@ class _Spacing:
                         pass
                 if time.monotonic() > waited_until:
                     self.handle.close()
-                    raise turns.busy(sum(1 for _ in turns.folder.iterdir()))
+                    raise _busy(self.host, turns.waiting())
                 time.sleep(0.05)
             turns.served()
         finally:
@@ -297,6 +199,14 @@ def _request(client: httpx.Client, url: str) -> tuple[int, str, bytes, str | Non
         )
 
 
+def _release_connections() -> None:
+    """Close this thread's database connections that no transaction holds (a pooled one goes
+    back to its pool). One inside a transaction stays open: it is the caller's."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
+
+
 class Fetcher:
     """GETs to one site, cached (``ttl`` seconds) in ``CaseLawResponse``."""
 
@@ -316,6 +226,7 @@ class Fetcher:
         now = timezone.now()
         if cached is not None and (now - cached.fetched_at).total_seconds() < ttl:
             return Fetched(url, bytes(cached.body), cached.content_type, cached.fetched_at, True)
+        _release_connections()  # what follows is waiting: for a turn, the site, a backoff
         try:
             status, content_type, body = self._fetch(url)
         except CaseLawError as exc:
@@ -370,7 +281,8 @@ class Fetcher:
                     if status not in RETRY_STATUSES:
                         break
                 if attempt + 1 < attempts:
-                    time.sleep(_backoff(attempt, retry_after))
+                    with Turns(self.host).resting(_firm_key()):
+                        time.sleep(_backoff(attempt, retry_after))
         message = gettext(
             "%(site)s cannot be reached or fails (%(problem)s, %(attempts)d attempts). "
             "Try again later; this is not an answer that no case law exists."

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sources.renvois._extract import Mention, extract_references
 from sources.renvois._patterns import NUMBER_RE
 
-EXTRACTOR_VERSION = 2
+EXTRACTOR_VERSION = 3
 
 __all__ = [
     "EXTRACTOR_VERSION",

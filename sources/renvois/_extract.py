@@ -16,6 +16,7 @@ from sources.renvois._patterns import (
     PRECISION_AFTER_RE,
     PRECISION_BEFORE_RE,
     QUANTITY_RE,
+    REPRODUCTION_RE,
     SAME_ARTICLE_RE,
     STANDALONE_TEXT_RE,
     TEXT_NAME_RE,
@@ -71,7 +72,14 @@ def normalise(raw: str) -> str:
 class _Scanner:
     def __init__(self, text: str, present_code: str | None) -> None:
         self.text = text
+        # The code a number with no code named belongs to: the text's own, except inside an
+        # article of another code reproduced between quotes (see run).
+        self.own = present_code
         self.present = present_code
+        self.reproductions = [
+            (found.start(), found.end(), normalise(found["number"]))
+            for found in REPRODUCTION_RE.finditer(text)
+        ]
         # "du même code" / "de la même loi" point back to the last one named: catalogued
         # codes found anywhere in the text (computed when first needed), others by position.
         self.catalogued: list[tuple[int, str]] | None = None
@@ -86,6 +94,7 @@ class _Scanner:
         for trigger in TRIGGER_RE.finditer(self.text):
             if trigger.start() < resume or self._quoted_heading(trigger.start()):
                 continue
+            self.present = self._present_at(trigger.start(), mentions)
             group, resume = self._group(trigger.start(), trigger.end())
             mentions.extend(group)
         mentions.extend(self._standalone_texts())
@@ -229,6 +238,18 @@ class _Scanner:
             best = (self.last_unknown[0], None, self.last_unknown[1])
         return best[1], best[2]
 
+    def _present_at(self, pos: int, before: list[Mention]) -> str | None:
+        """The text's own code; inside a reproduced article, the code of the reference that
+        introduced it ("aux articles L. 121-1 et L. 122-1 du code de la voirie routière
+        ci-après reproduits"), or None when no reference before it names that article."""
+        for start, end, number in self.reproductions:
+            if start <= pos < end:
+                for mention in reversed(before):
+                    if mention.end <= start and _names(mention, number):
+                        return mention.code
+                return None
+        return self.own
+
     def _quoted_heading(self, start: int) -> bool:
         """ "Art. L. 321-5.-Peuvent …" inside quotes heads a reproduced article."""
         before = self.text[max(0, start - 3) : start].rstrip()
@@ -262,6 +283,16 @@ class _Scanner:
 
 def _is_bare(number: str) -> bool:
     return number[:1].isdigit()
+
+
+def _names(mention: Mention, number: str) -> bool:
+    """Whether ``mention`` names article ``number`` (itself, or within its range)."""
+    if mention.kind == "text":
+        return False
+    if not mention.number_end:
+        return mention.number == number
+    key = number_sort_key(number)
+    return number_sort_key(mention.number) <= key <= number_sort_key(mention.number_end)
 
 
 def _is_range(first: str, last: str) -> bool:

@@ -100,6 +100,15 @@ STANDALONE_TEXT_RE = re.compile(
     re.IGNORECASE,
 )
 
+# An article of another text reproduced between quotes, as codes do ("… du code de la voirie
+# routière ci-après reproduits : " Art. L. 122-1.-Les autoroutes … ""): from the opening quote
+# and its heading to the first closing quote that ends a line (quoted terms inside do not).
+REPRODUCTION_RE = re.compile(
+    rf"[\"«“][ \t]*Art(?:icle\s+|\.\s?)(?P<number>{NUMBER})"
+    r".*?[\"»”][ \t]*(?:\n|\Z)",
+    re.DOTALL,
+)
+
 # "du même article 7-2", "au même article": the article belongs to the last one named.
 SAME_ARTICLE_RE = re.compile(r"\bm[êe]mes?\s+$", re.IGNORECASE)
 

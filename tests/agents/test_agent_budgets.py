@@ -243,6 +243,23 @@ def test_a_made_up_quote_in_any_style_is_removed_and_lowers_confidence(
     assert made_up not in turn.answer["answer"]
 
 
+def test_the_quote_check_reads_decisions_in_the_firms_turn_and_cache(
+    room: Room, ollama, fake_caselaw
+):
+    ollama(
+        tools(call("get_decision", id=FIRST)),
+        STOP,
+        final(answer=f"Le Conseil d'État a jugé : '{QUOTE}' [1].", citations=[1]),
+    )
+    turn = ask(room, QUESTION)
+    assert turn.status == TurnStatus.DONE, turn.error
+    assert turn.answer["checks"]["quotes"]["verified"] == [QUOTE]
+    # The decision the tool read for the firm is read again from the firm's cache: had the
+    # check used the install's (another queue, another key), the site would be asked twice.
+    paths = [entry.path for entry in fake_caselaw.log]
+    assert len(paths) == len(set(paths)), paths
+
+
 # --- The model status page ----------------------------------------------------------------
 
 SECRET_URL = "http://lexroom:hunter2@127.0.0.1:{port}/?api_key=zzz-secret&region=eu"

@@ -218,3 +218,90 @@ def test_a_valid_regex_playbook_loads_and_scans():
     outcome = check_contract([rule], [_article("Paiement à fin de mois.")],
                              encode=_no_encode, ask=None)  # fmt: skip
     assert len(outcome.findings) == 1 and "fin de mois" in outcome.findings[0].reason
+
+
+# --- One time budget per contract, for every regex rule and cue together --------------------
+
+
+class _SlowPattern:
+    """A pattern that takes ``seconds`` on every article and finds nothing."""
+
+    programsize = 10
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def search(self, text: str) -> None:
+        time.sleep(self.seconds)
+
+    def finditer(self, text: str) -> Any:
+        time.sleep(self.seconds)
+        return iter(())
+
+
+def test_many_rules_each_just_under_their_own_time_stay_within_the_contracts(settings, monkeypatch):
+    # 20 rules of 4 articles at 50 ms: each takes 0.2 s of its 0.25 s, 4 s in all without a
+    # budget for the contract; with one of 0.5 s the contract stops there.
+    settings.LEXROOM_PATTERN_SECONDS = 0.25
+    settings.LEXROOM_CONTRACT_PATTERN_SECONDS = 0.5
+    monkeypatch.setattr("compliance.checks.pattern_compile", lambda pattern: _SlowPattern(0.05))
+    rules = [
+        RuleView(f"r{n}", "R", "", "regex", {"pattern": "x", "must": "absent"}) for n in range(20)
+    ]
+    articles = [_article("text", chunk_id=n) for n in range(4)]
+    began = time.perf_counter()
+    outcome = check_contract(rules, articles, encode=_no_encode, ask=None)
+    assert time.perf_counter() - began < 1.5  # 3x the contract's budget
+    assert outcome.too_slow  # reported as not checked, in the order the rules came
+    assert outcome.too_slow == [f"r{n}" for n in range(20 - len(outcome.too_slow), 20)]
+    assert "r0" not in outcome.too_slow  # the first rules were checked in full
+
+
+def test_a_cue_draws_on_the_contracts_budget_and_its_rules_are_not_checked(settings):
+    settings.LEXROOM_CONTRACT_PATTERN_SECONDS = 0.0
+    types = custom_types([{"key": "mine", "examples": ["x"], "cue": "prix"}], _no_encode)
+    rules = [
+        RuleView("needed", "N", "mine", "required", {}),
+        RuleView("banned", "B", "mine", "prohibited", {}),
+        RuleView("plain", "P", "", "keyword", {"terms": ["prix"], "must": "absent"}),
+    ]
+    outcome = check_contract(
+        rules, [_article("le prix", heading="Prix")], encode=_no_encode, ask=None, custom=types
+    )
+    assert outcome.too_slow == ["needed", "banned"]  # the cue ran past it: not checked
+    assert [f.rule.key for f in outcome.findings] == ["plain"]  # keywords are not patterns
+
+
+def test_the_budget_leaves_ordinary_rules_and_cues_alone():
+    types = custom_types([{"key": "mine", "examples": ["x"], "cue": "prix"}], _no_encode)
+    rules = [
+        RuleView("banned", "B", "mine", "prohibited", {}),
+        RuleView("eom", "E", "", "regex", {"pattern": "fin de mois", "must": "absent"}),
+    ]
+    article = _article("le prix est payable à fin de mois", heading="Prix")
+    outcome = check_contract(rules, [article], encode=_no_encode, ask=None, custom=types)
+    assert not outcome.too_slow
+    assert [f.rule.key for f in outcome.findings] == ["banned", "eom"]
+
+
+def test_the_attackers_ten_branch_program_is_refused_as_too_large():
+    # Accepted at 9663 instructions under the former cap: 9 s a rule per 200 KB of "ab" text.
+    ends = ["ac", "bd", "ae", "bf", "ag", "bh", "ai", "bj", "ak", "bl"]
+    pattern = "(?:" + "|".join(f"{x}[ab]{{990}}{y}" for x, y in ends) + ")"
+    with translation.override("en"), pytest.raises(PlaybookInvalid, match="too large"):
+        parse_playbook(_playbook(pattern))
+
+
+def _regex_rules(count: int) -> str:
+    rules = "".join(
+        f'  - {{key: r{n}, kind: regex, severity: low, pattern: "prix", must: absent}}\n'
+        for n in range(count)
+    )
+    return "key: many\ntitle: Many\nrules:\n" + rules
+
+
+def test_a_playbook_of_more_than_100_regex_rules_is_refused_naming_the_limit():
+    assert len(parse_playbook(_regex_rules(100)).rules) == 100
+    with translation.override("en"), pytest.raises(PlaybookInvalid) as invalid:
+        parse_playbook(_regex_rules(101))
+    assert "101 regex rules: a playbook may have at most 100" in str(invalid.value)

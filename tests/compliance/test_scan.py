@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 
 from agents.tools import ToolError, call_tool
-from compliance.checks import quantities
 from compliance.models import Flag, FlagEvent, Playbook
 from compliance.playbooks import PlaybookInvalid, default_playbooks, parse_playbook
+from compliance.quantities import quantities
 from compliance.services import playbook_import
 from tests.conftest import BrenalisRoom
 from workspaces.tenancy import firm_scope, workspace_scope

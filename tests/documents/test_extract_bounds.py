@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 import zlib
@@ -184,6 +186,52 @@ def test_the_child_dies_with_a_worker_killed_outright(tmp_path: Path):
     while any(_alive(child) for child in children) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(child) for child in children)
+
+
+def _niceness(pid: int) -> int:
+    # /proc/<pid>/stat: field 19, the 17th after the command's closing parenthesis.
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def _reading_child(pid: int) -> int | None:
+    for child in _children(pid):
+        try:
+            if b"documents.parsing" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return child
+        except OSError:  # ended while we looked
+            continue
+    return None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_reading_child_yields_the_cpu_to_its_parent(settings):
+    settings.LEXROOM_EXTRACT_NICE = 5
+    data = hostile_pdf(pages=1, operators=1_000_000)  # ~35 s of reading: still running
+
+    def read() -> None:
+        with pytest.raises((parsing.LimitReached, parsing.ParseError)):
+            parsing.parse_isolated(
+                "slow.pdf", data, limits=parsing.Limits(seconds=30), memory_mb=1024
+            )
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    ours, seen = os.getpriority(os.PRIO_PROCESS, 0), None
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        child = _reading_child(os.getpid())
+        if child is not None:
+            try:
+                seen = _niceness(child)
+            except OSError:
+                break
+            if seen > ours:  # set once the child has read its header
+                break
+        time.sleep(0.05)
+    if (child := _reading_child(os.getpid())) is not None:
+        os.kill(child, signal.SIGKILL)  # seen: the rest of its reading proves nothing
+    reader.join(40)
+    assert seen == min(ours + 5, 19), (ours, seen)
 
 
 def test_normal_pdf_still_ingests_with_its_pages(room: Room):

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from agents.tools import call_tool
+from sources.caselaw import _http
 from tests.conftest import Room, login
 from workspaces.models import User
 
@@ -110,7 +111,9 @@ def test_a_full_firm_queue_is_busy_with_retry_after_on_rest_and_the_page(room, f
     assert response.status_code == 429, response.content
     assert int(response["Retry-After"]) >= 1
     body: dict[str, Any] = response.json()
-    assert body["error"] == "rate_limited" and "busy" in body["message"]
+    # In the viewer's language (the firm's: French): the site, and when to try again.
+    assert body["error"] == "rate_limited" and "127.0.0.1" in body["message"]
+    assert f"{response['Retry-After']} s" in body["message"]
     assert page.status_code == 429 and int(page["Retry-After"]) >= 1
     assert not errors and not foreign, (errors, foreign)
 
@@ -131,3 +134,86 @@ def test_the_cache_report_says_nothing_of_another_firms_searches(room: Room, fak
     again = search(room.foreigner)
     assert again["cache"]["from_cache"] == again["cache"]["requests"] > 0
     assert len(fake_caselaw.log) == 2 * asked
+
+
+def _resting(room: Room) -> bool:
+    """Does a request of the room's firm sleep before a retry, counted in its queue?"""
+    queue = Path(settings.LEXROOM_DATA_DIR) / "caselaw" / "queue-127.0.0.1"
+    return any(
+        path.name.split("~")[0].endswith(f".firm{room.firm.pk}") and path.name.endswith("~rest")
+        for path in queue.iterdir()
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_waiting_to_retry_counts_in_its_firms_queue(room: Room, fake_caselaw):
+    errors: list[BaseException] = []
+    fake_caselaw.fail_status, fake_caselaw.fail_count = 503, 1  # the first answer: retry
+    with override_settings(
+        LEXROOM_CASELAW_QUEUE_PER_FIRM=1,
+        LEXROOM_CASELAW_BACKOFF_SECONDS=3,
+        LEXROOM_CASELAW_RETRIES=1,
+    ):
+        retrying = _started(room.viewer, "éolienne", errors, jurisdiction="TA")
+        deadline = time.monotonic() + 10
+        while not _resting(room) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        refused: list[BaseException] = []
+        _search(room.viewer, "urbanisme", refused, jurisdiction="TA")
+        retrying.join(timeout=30)
+    assert not errors, errors
+    assert [getattr(exc, "kind", exc) for exc in refused] == ["rate_limited"]
+
+
+@pytest.mark.django_db(transaction=True)  # no test transaction around the call
+def test_a_request_to_a_site_holds_no_database_connection(room: Room, fake_caselaw, monkeypatch):
+    held: list[bool] = []
+    original = _http._request
+
+    def request(*args: Any) -> Any:
+        held.append(connections["default"].connection is not None)
+        return original(*args)
+
+    monkeypatch.setattr(_http, "_request", request)
+    errors: list[BaseException] = []
+    _search(room.viewer, "éolienne", errors, jurisdiction="TA")
+    assert not errors, errors
+    assert held == [False]
+
+
+def test_a_firm_that_used_the_site_least_lately_goes_before_a_flood(settings, tmp_path):
+    from sources.caselaw._turns import Turns
+
+    settings.LEXROOM_DATA_DIR = str(tmp_path)
+    flood, light = Turns("site.example"), Turns("site.example")
+    for _ in range(5):  # the flooding firm was served five times just now
+        served = Turns("site.example")
+        served.join("db.firm1")
+        served.served()
+    flood.join("db.firm1")  # waiting first
+    light.join("db.firm2")  # waiting since after it
+    try:
+        assert light.is_next() and not flood.is_next()
+        light.served()
+        assert flood.is_next()  # alone in the queue: served, whatever its use
+    finally:
+        flood.leave()
+        light.leave()
+
+
+def test_firms_that_used_the_site_alike_alternate(settings, tmp_path):
+    from sources.caselaw._turns import Turns
+
+    settings.LEXROOM_DATA_DIR = str(tmp_path)
+    order = []
+    waiting = {firm: Turns("site.example") for firm in ("db.firm1", "db.firm2")}
+    for firm, turns in waiting.items():
+        turns.join(firm)
+    for _ in range(4):
+        firm, turns = next((f, t) for f, t in waiting.items() if t.is_next())
+        order.append(firm)
+        turns.served()
+        turns.join(firm)  # asks again at once
+    for turns in waiting.values():
+        turns.leave()
+    assert order == ["db.firm1", "db.firm2", "db.firm1", "db.firm2"]

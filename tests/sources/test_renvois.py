@@ -305,3 +305,34 @@ def test_renvois_eval_on_the_shared_legi_data() -> None:
     assert report["linked_only"]["recall"] >= 0.97
     # About 10,000-20,000 articles/s alone; a floor with room for a busy machine.
     assert report["speed"]["articles_per_s"] >= 2000
+
+
+ROUTE = "code-de-la-route"
+# Shaped like the code de la route's L110-2, which reproduces articles of the voirie routière
+# between quotes (our own words).
+REPRODUCING = (
+    "Les voies sont définies aux articles L. 121-1 et L. 122-1 du code de la voirie routière "
+    "ci-après reproduits :\n\n"
+    '" Art. L. 121-1.-Les autoroutes sont des voies sans croisement. "\n\n'
+    "\" Art. L. 122-1.-Les voies autres que celles de l'article L. 121-1 sont des routes ; "
+    'le caractère express leur est donné aux articles L. 151-1 à L. 151-5. "\n\n'
+    "Le présent article s'entend sous réserve de l'article L. 110-1."
+)
+
+
+def test_a_reference_inside_a_reproduced_article_belongs_to_the_reproduced_code() -> None:
+    found = [(m.kind, m.number, m.number_end, m.code) for m in refs(REPRODUCING, ROUTE)]
+    assert found == [
+        ("article", "L121-1", "", HERE),
+        ("article", "L122-1", "", HERE),
+        # Inside the quotes: the voirie routière's articles, not the code de la route's.
+        ("article", "L121-1", "", HERE),
+        ("range", "L151-1", "L151-5", HERE),
+        # After the quotes: the present code again.
+        ("article", "L110-1", "", ROUTE),
+    ]
+
+
+def test_a_reproduced_article_of_an_unnamed_code_is_not_the_present_codes() -> None:
+    text = "Il est ainsi rédigé :\n\n\" Art. L. 5.-Voir l'article L. 6. \"\n\nEt l'article L. 7."
+    assert pairs(text, ROUTE) == [("article", "L6", None), ("article", "L7", ROUTE)]

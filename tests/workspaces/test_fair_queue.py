@@ -24,7 +24,7 @@ from django_q.tasks import async_task
 
 from tests.factories import FirmFactory, WorkspaceFactory
 from workspaces.broker import FairBroker
-from workspaces.models import Workspace
+from workspaces.models import Firm, Workspace
 from workspaces.tasks import enqueue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +35,11 @@ def log_turn(*, workspace_id: int, log: str, label: str, seconds: float = 0) -> 
     with Path(log).open("a") as file:
         file.write(f"{label}\n")
     time.sleep(seconds)
+
+
+def note_niceness(*, workspace_id: int, log: str) -> None:
+    with Path(log).open("a") as file:
+        file.write(f"{os.getpriority(os.PRIO_PROCESS, 0)}\n")
 
 
 def slow_the_first_time(*, workspace_id: int, log: str) -> None:
@@ -140,6 +145,59 @@ def test_with_ten_thousand_tasks_queued_each_firm_still_gets_a_turn_in_three():
     assert all(len(set(served[n : n + 3])) == 3 for n in range(0, 9, 3))  # one task a firm
 
 
+class _Board:
+    """Two workers that never end a task unless told (``workspaces.broker.WorkerBoard``)."""
+
+    size = 2
+
+    def __init__(self) -> None:
+        self.held: set[int] = set()
+
+    def free(self) -> bool:
+        return True
+
+    def in_flight(self) -> set[int]:
+        return set(self.held)
+
+    def handed_over(self, task_id: int) -> None:
+        self.held.add(task_id)
+
+
+def _claim(broker: FairBroker) -> str | None:
+    """The label of the task the broker claims now, None when it claims none."""
+    for _task_id, payload in broker.dequeue() or []:
+        return str(SignedPackage.loads(payload)["args"][2]["label"])
+    return None
+
+
+@pytest.mark.django_db
+def test_with_two_firms_one_firm_never_holds_every_worker(queue, settings):
+    settings.LEXROOM_WORKERS_RESERVED = 1
+    alpha, beta = WorkspaceFactory(firm=FirmFactory()), WorkspaceFactory(firm=FirmFactory())
+    for n in range(3):
+        queue(alpha, f"A{n}")
+    broker = get_broker()
+    broker.board = board = _Board()
+    assert _claim(broker) == "A0"
+    assert _claim(broker) is None  # a worker idles, kept for another firm
+    queue(beta, "B")
+    assert _claim(broker) == "B"
+    board.held -= {OrmQ.objects.order_by("id").first().pk}  # A0 ends
+    assert _claim(broker) == "A1"
+
+
+@pytest.mark.django_db
+def test_a_lone_firm_uses_every_worker(queue, settings):
+    settings.LEXROOM_WORKERS_RESERVED = 1
+    workspace = WorkspaceFactory(firm=FirmFactory())
+    assert Firm.objects.count() == 1
+    for n in range(3):
+        queue(workspace, f"A{n}")
+    broker = get_broker()
+    broker.board = _Board()
+    assert [_claim(broker), _claim(broker)] == ["A0", "A1"]
+
+
 # --- Real clusters ------------------------------------------------------------------------
 
 
@@ -227,3 +285,34 @@ def test_a_stopping_cluster_ends_its_task_in_seconds_and_the_task_runs_again(
         second.send_signal(signal.SIGTERM)
         second.wait(timeout=30)
     assert _lines(log) == ["start", "start", "done"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_another_firm_s_task_starts_in_seconds_while_one_firm_has_a_backlog(queue, tmp_path):
+    """Two workers, firm A's four long tasks queued: A runs one at a time, and firm B's task,
+    queued after them, starts on the worker kept free instead of waiting for A's to end."""
+    alpha, beta = WorkspaceFactory(firm=FirmFactory()), WorkspaceFactory(firm=FirmFactory())
+    log = tmp_path / "turns.log"
+    for n in range(4):
+        queue(alpha, f"A{n}", log=str(log), seconds=30)
+    with _cluster(tmp_path, "share", LEXROOM_WORKERS="2", LEXROOM_WORKERS_RESERVED="1"):
+        assert _wait_for(lambda: "A0" in _lines(log), 60), "the worker never started"
+        time.sleep(2)  # long enough for the second worker to take A1, were it allowed
+        queue(beta, "B", log=str(log))
+        assert _wait_for(lambda: "B" in _lines(log), 5), _lines(log)
+    assert _lines(log) == ["A0", "B"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_workers_run_nicer_than_the_cluster_that_starts_them(
+    monkeypatch, django_capture_on_commit_callbacks, tmp_path
+):
+    monkeypatch.setattr(Conf, "SYNC", False)
+    workspace = WorkspaceFactory(firm=FirmFactory())
+    log = tmp_path / "niceness.log"
+    with django_capture_on_commit_callbacks(execute=True):
+        enqueue(note_niceness, workspace_id=workspace.pk, log=str(log))
+    with _cluster(tmp_path, "nice", LEXROOM_WORKER_NICE="5"):
+        assert _wait_for(lambda: bool(_lines(log)), 60), "the worker never started"
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert _lines(log) == [str(min(ours + 5, 19))]

@@ -12,7 +12,8 @@ from typing import Any, NoReturn
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils.translation import gettext as _
 
-from agents.tools import ToolError, call_tool
+from agents.tools import REGISTRY, ToolError, call_tool
+from agents.tools.registry import _load
 from workspaces.models import User
 
 
@@ -34,8 +35,13 @@ class Command(BaseCommand):
         if not isinstance(arguments, dict):
             message = _("Arguments must be a JSON object.")
             self._fail({"error": "invalid_arguments", "message": message})
-        if options["workspace"]:
+        if options["workspace"] and _takes_workspace(options["name"]):
             arguments.setdefault("workspace", options["workspace"])
+        elif options["workspace"]:
+            # Its input model forbids extra fields, so passing the flag on would refuse the
+            # call; a script that always passes --workspace keeps working, and is told.
+            notice = _("%(tool)s works outside workspaces: --workspace %(slug)s is ignored.")
+            self.stderr.write(notice % {"tool": options["name"], "slug": options["workspace"]})
         user = User.objects.filter(email=options["user"].strip().lower(), is_active=True).first()
         if user is None:
             message = _("No active user %(email)s.") % {"email": options["user"]}
@@ -49,3 +55,11 @@ class Command(BaseCommand):
     def _fail(self, body: dict[str, Any]) -> NoReturn:
         self.stdout.write(json.dumps(body, ensure_ascii=False, indent=2))
         sys.exit(2)
+
+
+def _takes_workspace(name: str) -> bool:
+    """Whether tool ``name`` has a ``workspace`` argument (an unknown name: yes, and the call
+    says the name is unknown)."""
+    _load()
+    tool = REGISTRY.get(name)
+    return tool is None or "workspace" in tool.input_model.model_fields

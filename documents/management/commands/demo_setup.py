@@ -16,7 +16,7 @@ from workspaces.tenancy import workspace_scope
 
 DEMO_EMAIL = "demo@lexroom.local"
 DEMO_FIRM = "Cabinet Démo"
-DEMO_DATAROOM = settings.BASE_DIR / "demo" / "dataroom.json"
+DEMO_DATAROOM = settings.SITE_DIR / "demo" / "dataroom.json"
 
 
 class Command(ModelCommand):

@@ -35,6 +35,7 @@ SEARCH_QUERIES = (
     "droit applicable",
 )
 UPLOAD_POLL_S = 0.25
+B_ACTIONS = ("search", "viewer", "mcp_tool", "case_law")
 
 
 @dataclass
@@ -157,40 +158,38 @@ async def _b_action(tally: Tally, action: str, coroutine: Any) -> None:
     tally.add(action, started, status)
 
 
-async def _b_client(b: FirmB, tally: Tally, number: int, deadline: float) -> None:
-    mcp = mcp_client(b.base_url, b.raw_token, connections=4)
-    browser = await signed_in(b.base_url, b.email, b.password)
+def _b_calls(b: FirmB, n: int) -> dict[str, Any]:
+    """Call ``n`` of each of B's actions (its arguments rotate)."""
+    query = SEARCH_QUERIES[n % len(SEARCH_QUERIES)]
+    contract = f"c0{1 + n % 4}"
+    return {
+        "search": ("search_data_room", {"workspace": b.slug, "query": query, "limit": 5}),
+        "mcp_tool": ("get_contract", {"workspace": b.slug, "contract_id": contract}),
+        # A word no earlier search used: the site is asked, not the cache.
+        "case_law": ("search_case_law", {"query": f"éolienne {n}", "limit": 5}),
+        "viewer": f"/w/{b.slug}/documents/{contract}/",
+    }
+
+
+async def _b_loop(b: FirmB, tally: Tally, action: str, number: int, deadline: float) -> None:
+    """One person repeating one action, with a pause to read between two: each action has
+    its own loop, so a slow one (case law waits its turn at the site) takes no samples from
+    the others."""
+    mcp = mcp_client(b.base_url, b.raw_token, connections=2)
+    browser = await signed_in(b.base_url, b.email, b.password) if action == "viewer" else None
     counter = itertools.count(number * 10_000)
     try:
         while time.perf_counter() < deadline:
-            n = next(counter)
-            query = SEARCH_QUERIES[n % len(SEARCH_QUERIES)]
-            contract = f"c0{1 + n % 4}"
-            await _b_action(
-                tally,
-                "search",
-                tool_call(
-                    mcp, "search_data_room", {"workspace": b.slug, "query": query, "limit": 5}
-                ),
-            )
-            await _b_action(
-                tally, "viewer", _status(browser.get(f"/w/{b.slug}/documents/{contract}/"))
-            )
-            await _b_action(
-                tally,
-                "mcp_tool",
-                tool_call(mcp, "get_contract", {"workspace": b.slug, "contract_id": contract}),
-            )
-            # A word no earlier search used: the site is asked, not the cache.
-            await _b_action(
-                tally,
-                "case_law",
-                tool_call(mcp, "search_case_law", {"query": f"éolienne {n}", "limit": 5}),
-            )
+            call = _b_calls(b, next(counter))[action]
+            if browser is not None:
+                await _b_action(tally, action, _status(browser.get(call)))
+            else:
+                await _b_action(tally, action, tool_call(mcp, *call))
             await asyncio.sleep(0.5)  # a person reads before the next click
     finally:
         await mcp.aclose()
-        await browser.aclose()
+        if browser is not None:
+            await browser.aclose()
 
 
 async def _status(request: Any) -> int:
@@ -227,7 +226,11 @@ async def firm_b_session(
     tally = Tally()
     deadline = time.perf_counter() + seconds
     upload = asyncio.create_task(b_upload(b, tally, timeout_s=upload_timeout_s))
-    await asyncio.gather(*(_b_client(b, tally, n, deadline) for n in range(clients)))
+    await asyncio.gather(*(
+        _b_loop(b, tally, action, n, deadline)
+        for action in B_ACTIONS
+        for n in range(clients)
+    ))  # fmt: skip
     return tally, await upload
 
 

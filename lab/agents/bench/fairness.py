@@ -238,7 +238,7 @@ async def _phases(a: FirmA, b: FirmB, options: dict[str, Any], note: Note) -> di
     seconds, timeout = options["seconds"], TARGET_UPLOAD_S * 4
     # Not counted: each server process and the worker load the encoder on first use.
     note("warm-up: firm B's session once, not counted")
-    await firm_b_session(b, clients=2 * options["workers"], seconds=1, upload_timeout_s=timeout)
+    await firm_b_session(b, clients=2 * options["workers"], seconds=3, upload_timeout_s=timeout)
     note(f"phase 1: firm B alone, {seconds} s")
     alone, upload_alone = await firm_b_session(
         b, clients=options["clients"], seconds=seconds, upload_timeout_s=timeout

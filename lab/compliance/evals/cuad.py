@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compliance.checks import fold
 from compliance.models import Flag, RuleKind, Scan, Severity
 from compliance.playbooks import PlaybookSpec, RuleSpec
+from compliance.quantities import fold
 from compliance.scanning import scan_run
 from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.clause_types import BY_KEY, classifier_for
