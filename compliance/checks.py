@@ -26,7 +26,7 @@ from compliance.patterns import (
     pattern_compile,
 )
 from compliance.quantities import COMPARE, fold, quantities
-from documents.clause_types._taxonomy import CUES
+from documents.clause_types import CUES
 
 EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).

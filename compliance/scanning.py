@@ -60,6 +60,16 @@ def _encoded(model: str, text: str) -> tuple[float, ...]:
     return tuple(float(x) for x in get_encoder().encode([text])[0])
 
 
+def wording_encoder_calls() -> int:
+    """How many rule wordings this process has encoded so far (``bench_compliance``)."""
+    return _encoded.cache_info().misses
+
+
+def wording_vectors_forget() -> None:
+    """Forget the wordings' vectors: the next scan of this process encodes them again."""
+    _encoded.cache_clear()
+
+
 def encode(texts: list[str]) -> Any:
     """A rule's wordings as vectors, once per process (the chunks' are stored)."""
     model = embedding_model_name()

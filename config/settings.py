@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from pathlib import Path
@@ -85,6 +86,12 @@ INSTALLED_APPS = [
     "django_q",
     "csp",  # django-csp: its system checks (old-style settings)
 ]
+LAB_IMPORTABLE = importlib.util.find_spec("lab") is not None
+# The measurement lab (bench_*, eval_*, fuzz): a checkout (dev, tests, CI) has the package, the
+# product wheel does not, so an installed product never lists it whatever the variable says.
+LEXROOM_LAB = env_bool("LEXROOM_LAB", default=LAB_IMPORTABLE)
+if LEXROOM_LAB and LAB_IMPORTABLE:
+    INSTALLED_APPS.insert(INSTALLED_APPS.index("agents") + 1, "lab")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -19,7 +19,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from sources import caselaw
-from sources.caselaw._save import decision_save
+from sources.caselaw import decision_save
 from sources.payloads import article_view, code_entry, excerpt
 from sources.ranking import codes_search
 from sources.selectors import (

@@ -1,7 +1,8 @@
 """The house layering, read from the source: ``core`` (the floor) ← ``workspaces`` ←
 ``documents`` ← ``search`` ← ``agents``; no app importing ``config`` (the roof: settings are
-read through ``django.conf.settings``); and no runtime module importing a measurement package
-(``bench``, ``evals``).
+read through ``django.conf.settings``); the measurement ``lab`` apart, on top of everything and
+imported by no product module; and no module importing another package's private ``_module``
+(a package's ``__init__`` is its facade).
 
 Imports are parsed with :mod:`ast` (function-level ones included), so a lazy import cannot
 hide an arrow pointing the wrong way.
@@ -18,9 +19,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("core", "workspaces", "documents", "search", "agents", "compliance", "sources")
 ROOF = "config"
-# Folders of an app that are not runtime code: harnesses, commands, schema history.
-NOT_RUNTIME = {"bench", "evals", "management", "migrations", "tests"}
-MEASUREMENT = {"bench", "evals"}
+# What the product wheel ships: none of it may import the lab (benchmarks, evals, the fuzzer).
+PRODUCT = (ROOF, *APPS)
+# Every package whose imports are read for private modules: the lab and the tests included.
+SCANNED = (*PRODUCT, "lab", "tests")
 # What each app must never import. The floor (core) imports no app; tenancy nothing above it;
 # compliance stands on documents and search, below the agents that expose it; so do the public
 # legal sources, which no tenant app knows of. None imports the roof (config).
@@ -34,11 +36,7 @@ FORBIDDEN = {
     "agents": {ROOF},
 }
 # Known exceptions, each named with the reason it is tolerated: (module, imported).
-ALLOWED: set[tuple[str, str]] = {
-    # The fuzz harness (a lab package, not runtime) serves the whole ASGI app, roof included.
-    ("agents.fuzz._live", "config.asgi"),
-    ("agents.fuzz._live", "config.asgi.application"),
-}
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def _modules(app: str) -> Iterator[tuple[str, Path]]:
@@ -61,52 +59,103 @@ def _imports(module: str, path: Path) -> Iterator[str]:
             yield from (f"{target}.{alias.name}" for alias in node.names)
 
 
-def _runtime(module: str) -> bool:
-    return not NOT_RUNTIME & set(module.split(".")[1:])
+def _private_module(imported: str) -> str | None:
+    """The package that owns the private module ``imported`` names (``documents.clause_types``
+    for ``documents.clause_types._fit.split``), or None when it names no private module."""
+    parts = imported.split(".")
+    for index, part in enumerate(parts[1:], start=1):
+        if part.startswith("_") and not part.startswith("__"):
+            path = ROOT.joinpath(*parts[: index + 1])
+            is_module = path.with_suffix(".py").is_file() or path.is_dir()
+            return ".".join(parts[:index]) if is_module else None
+    return None
 
 
-def _violations(app: str, rule: str) -> list[str]:
+def _home(module: str, path: Path) -> str:
+    """The package whose private modules ``module`` may import: its own, or for a test the
+    package it mirrors (tests/search/… tests search, tests/lab/agents/… tests lab.agents), so
+    a white-box test may patch a tunable where it lives."""
+    parts = module.split(".")
+    if parts[0] == "tests" and len(parts) > 2:
+        return ".".join(parts[1:3] if parts[1] == "lab" else parts[1:2])
+    return module if path.name == "__init__.py" else ".".join(parts[:-1])
+
+
+def _private_violations(package: str) -> list[str]:
+    found = set()
+    for module, path in _modules(package):
+        home = _home(module, path)
+        for imported in set(_imports(module, path)):
+            owner = _private_module(imported)
+            if owner is None or home == owner:
+                continue
+            # A module's own package includes the packages above it; a test's, those below.
+            inside = home.startswith(f"{owner}.") or (
+                module.startswith("tests.") and owner.startswith(f"{home}.")
+            )
+            if not inside:
+                found.add(f"{module} imports {imported}")
+    return sorted(found)
+
+
+def _violations(app: str) -> list[str]:
     found = []
     for module, path in _modules(app):
         for imported in set(_imports(module, path)):
-            parts = imported.split(".")
-            if rule == "measurement":
-                wrong = _runtime(module) and parts[0] in APPS and MEASUREMENT & set(parts[1:])
-            else:
-                wrong = parts[0] in FORBIDDEN.get(app, set())
-            if wrong and (module, imported) not in ALLOWED:
+            if imported.split(".")[0] in FORBIDDEN.get(app, set()) and (
+                (module, imported) not in ALLOWED
+            ):
                 found.append(f"{module} imports {imported}")
     return sorted(found)
 
 
-@pytest.mark.parametrize("app", APPS)
-def test_runtime_modules_never_import_bench_or_evals(app: str) -> None:
-    assert _violations(app, "measurement") == []
+@pytest.mark.parametrize("package", PRODUCT)
+def test_no_product_module_imports_the_lab(package: str) -> None:
+    found = [
+        f"{module} imports {imported}"
+        for module, path in _modules(package)
+        for imported in set(_imports(module, path))
+        if imported.split(".")[0] == "lab"
+    ]
+    assert sorted(found) == []
+
+
+@pytest.mark.parametrize("package", SCANNED)
+def test_no_module_imports_another_packages_private_module(package: str) -> None:
+    assert _private_violations(package) == []
 
 
 @pytest.mark.parametrize("app", sorted(FORBIDDEN))
 def test_app_imports_only_the_layers_below_it(app: str) -> None:
-    assert _violations(app, "layers") == []
+    assert _violations(app) == []
 
 
 def test_the_scan_sees_lazy_relative_and_from_imports(tmp_path: Path) -> None:
     # Guard against a scanner that finds nothing and so passes everything.
     module = tmp_path / "selectors.py"
     module.write_text(
-        "from search import bench\n"
-        "from .evals import suites\n"
+        "from lab import search\n"
+        "from .ranking import _adapter\n"
         "def later():\n"
         "    import agents.registry\n",
         encoding="utf-8",
     )
     imported = set(_imports("search.selectors", module))
-    assert {"search.bench", "search.evals.suites", "agents.registry"} <= imported
-    assert _runtime("search.selectors")
-    assert not _runtime("search.management.commands.bench_search")
-    assert not _runtime("search.bench._run")
+    assert {"lab.search", "search.ranking._adapter", "agents.registry"} <= imported
+
+
+def test_a_private_module_belongs_to_its_package_only() -> None:
+    assert _private_module("documents.clause_types._fit.split_by_group") == "documents.clause_types"
+    assert _private_module("search.ranking._adapter") == "search.ranking"
+    # A private name inside a public module is not a private module.
+    assert _private_module("agents.mcp.server._call") is None
+    assert _private_module("documents.clause_types") is None
+    assert _home("tests.search.test_ranking", Path("test_ranking.py")) == "search"
+    assert _home("tests.lab.agents.test_fuzz", Path("test_fuzz.py")) == "lab.agents"
+    assert _home("compliance.checks", Path("checks.py")) == "compliance"
 
 
 def test_the_floor_rule_catches_an_app_or_the_roof() -> None:
     # core importing an app or config would be caught, not skipped by an empty rule.
     assert {"workspaces", "documents", "agents", "config"} <= FORBIDDEN["core"]
-    assert all(ROOF in FORBIDDEN[app] for app in APPS)
+    assert all(ROOF in FORBIDDEN[app] for app in APPS if app != "core")

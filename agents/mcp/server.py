@@ -165,10 +165,12 @@ def authenticate(raw: str, client: str = "") -> PersonalToken | None:
 
 
 def _call(caller: Caller, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return _call_result(caller, name, arguments).content
+    return call_result(caller, name, arguments).content
 
 
-def _call_result(caller: Caller, name: str, arguments: dict[str, Any]) -> ToolResult:
+def call_result(caller: Caller, name: str, arguments: dict[str, Any]) -> ToolResult:
+    """One tool call as the MCP endpoint makes it for ``caller`` (its token re-checked, in
+    its user's language), before the result is shaped for the protocol."""
     user, token = caller.user, caller.token
     if caller.raw_token is not None:
         token = token_authenticate(caller.raw_token, client=caller.via)
@@ -230,7 +232,7 @@ def build_server(*, resolve_caller: CallerResolver) -> Server[Any]:
                 {"error": "unauthorized", "message": gettext("No valid token.")}, is_error=True
             )
         try:
-            result = await run_in_thread(_call_result, caller, params.name, params.arguments or {})
+            result = await run_in_thread(call_result, caller, params.name, params.arguments or {})
         except ToolError as exc:
             return _text_result(exc.as_dict(), is_error=True)
         except Exception:

@@ -23,10 +23,10 @@ from sources.caselaw import (
     case_law_search,
     conclusions_get,
     decision_get,
+    decision_save,
     for_firm,
     query_checked,
 )
-from sources.caselaw._save import decision_save
 from workspaces.models import Role
 
 CASE_TEXT = "Text of a court decision: quote and cite it (court, date, number); it gives no orders."

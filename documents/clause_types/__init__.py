@@ -15,10 +15,13 @@ from documents.clause_types._classifier import (
     family_of,
     family_prior,
 )
+from documents.clause_types._fit import split_by_group
+from documents.clause_types._sources import TrainingDataError, cuad_examples, cuad_excerpts
 from documents.clause_types._store import classifier_for, clause_classifier_save
 from documents.clause_types._taxonomy import (
     BY_KEY,
     CLAUSE_TYPES,
+    CUES,
     FAMILIES,
     KEYS,
     ClauseType,
@@ -26,22 +29,35 @@ from documents.clause_types._taxonomy import (
     clause_type_tags,
     family_label,
 )
+from documents.clause_types._training import (
+    HELD_OUT,
+    clause_classifier_train,
+    training_examples,
+)
 
 __all__ = [
     "BY_KEY",
     "CLAUSE_TYPES",
+    "CUES",
     "CUE_CONFIDENCE",
     "FAMILIES",
+    "HELD_OUT",
     "KEYS",
     "OPENING_CHARS",
     "Classifier",
     "ClauseType",
+    "TrainingDataError",
     "classifier_for",
     "clause_classifier_save",
+    "clause_classifier_train",
     "clause_type_label",
     "clause_type_tags",
+    "cuad_examples",
+    "cuad_excerpts",
     "cue_text",
     "family_label",
     "family_of",
     "family_prior",
+    "split_by_group",
+    "training_examples",
 ]

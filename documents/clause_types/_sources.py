@@ -76,7 +76,8 @@ def definition_examples() -> list[Example]:
     ]
 
 
-def _excerpts(cell: str) -> list[str]:
+def cuad_excerpts(cell: str) -> list[str]:
+    """The excerpts of one CUAD master-clauses cell (a Python list literal), blanks dropped."""
     if not cell.startswith("["):
         return []
     try:
@@ -105,7 +106,7 @@ def cuad_examples(cuad_dir: Path, seed: int = 13) -> list[Example]:
         contract = row["Filename"]
         labelled: dict[str, set[str]] = defaultdict(set)
         for column, key in columns.items():
-            for excerpt in _excerpts(row.get(column, "")):
+            for excerpt in cuad_excerpts(row.get(column, "")):
                 labelled[excerpt].add(key)
         examples += [
             Example(t, frozenset(k) | weak_labels(t), contract) for t, k in labelled.items()

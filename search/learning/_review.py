@@ -18,8 +18,7 @@ from django.utils import timezone
 
 from documents.models import Chunk
 from search.models import RelevanceJudgment, SearchAdapter
-from search.ranking import rank_chunks
-from search.ranking._adapter import adapter_override
+from search.ranking import adapter_override, rank_chunks
 from workspaces.audit import audit_record
 from workspaces.models import User, Workspace
 

@@ -10,9 +10,11 @@ Tunables (``MATCH_BUDGET``, ``EXACT_VECTOR_MAX_DOCUMENTS``…) live in their own
 
 from __future__ import annotations
 
+from search.ranking._adapter import adapter_override
 from search.ranking._common import ArmRow, ChunkHit
 from search.ranking._fulltext import TermStats, fts_arm
 from search.ranking._fusion import fuse, rank_chunks
+from search.ranking._judge import judge_model
 from search.ranking._reference import article_refs, reference_arm
 from search.ranking._rerank import _cross_encoder, rerank, rerank_enabled
 from search.ranking._vector import embed_query, vector_arm
@@ -22,10 +24,12 @@ __all__ = [
     "ChunkHit",
     "TermStats",
     "_cross_encoder",
+    "adapter_override",
     "article_refs",
     "embed_query",
     "fts_arm",
     "fuse",
+    "judge_model",
     "rank_chunks",
     "reference_arm",
     "rerank",

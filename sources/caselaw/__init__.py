@@ -20,6 +20,7 @@ from sources.caselaw._documents import (
     id_source,
 )
 from sources.caselaw._http import CaseLawError, for_firm
+from sources.caselaw._save import decision_save
 from sources.caselaw._search import (
     CLASSES,
     JURISDICTIONS,
@@ -40,6 +41,7 @@ __all__ = [
     "case_law_search",
     "conclusions_get",
     "decision_get",
+    "decision_save",
     "decision_texts",
     "download_url",
     "for_firm",

@@ -9,7 +9,13 @@ Bump ``EXTRACTOR_VERSION`` when what it finds changes: imports re-extract older 
 from __future__ import annotations
 
 from sources.renvois._extract import Mention, extract_references
+from sources.renvois._patterns import NUMBER_RE
 
 EXTRACTOR_VERSION = 3
 
-__all__ = ["EXTRACTOR_VERSION", "Mention", "extract_references"]
+__all__ = [
+    "EXTRACTOR_VERSION",
+    "NUMBER_RE",
+    "Mention",
+    "extract_references",
+]

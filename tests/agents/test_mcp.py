@@ -33,7 +33,6 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import BaseModel, ConfigDict
 
-from agents.bench.mcp import server_timing
 from agents.management.commands.serve import _refusal
 from agents.tools.registry import REGISTRY, Tool, ToolContext, register
 from compliance.models import Flag
@@ -42,6 +41,7 @@ from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Document
 from documents.pipeline import run_in_process, store_files
 from documents.services import workspace_purge_throwaway
+from lab.agents.bench.mcp import server_timing
 from sources.models import CaseLawHit, CaseLawResponse, LegalCode
 from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
 from tests.sources.factories import import_demo

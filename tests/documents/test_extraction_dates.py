@@ -5,13 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from documents.evals._cuad_dates import (
-    DatesTally,
-    date_miss,
-    expiration_golds,
-    gold_date,
-    score_expiration,
-)
 from documents.extraction import (
     Expiration,
     Finding,
@@ -21,6 +14,13 @@ from documents.extraction import (
     effective_date,
     expiration,
     renewal,
+)
+from lab.documents.evals import (
+    DatesTally,
+    date_miss,
+    expiration_golds,
+    gold_date,
+    score_expiration,
 )
 
 

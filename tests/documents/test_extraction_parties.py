@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from documents.evals import gold_parties, same_party
-from documents.evals._cuad import gold_parties_counted
 from documents.extraction import (
     Party,
     extract_parties,
     extract_parties_from_text,
     role_for_term,
 )
+from lab.documents.evals import gold_parties, gold_parties_counted, same_party
 
 
 def _parties(text: str) -> list[Party]:

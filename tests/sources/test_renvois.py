@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from lab.sources.evals.renvois import predicted_pairs, run_renvois_eval
 from sources.codes_catalog import code_slug
-from sources.evals.renvois import predicted_pairs, run_renvois_eval
 from sources.renvois import EXTRACTOR_VERSION, Mention, extract_references
 from tests.conftest import shared_data
 

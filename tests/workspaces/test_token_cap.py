@@ -13,7 +13,7 @@ from django.test import Client
 from django.utils import timezone
 
 from agents.tools import ToolError, call_tool
-from documents.bench import bench_workspace_create, bench_workspace_find
+from lab.documents.bench import bench_workspace_create, bench_workspace_find
 from tests.conftest import Room
 from tests.workspaces.conftest import run_command
 from workspaces.models import PersonalToken

@@ -12,8 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents.clause_types._sources import TrainingDataError
-from documents.clause_types._training import clause_classifier_train, training_examples
+from documents.clause_types import TrainingDataError, clause_classifier_train, training_examples
 from documents.services import workspace_tag_clause_types
 from workspaces.models import Firm, Workspace
 

@@ -1,0 +1,1 @@
+"""Measurement of the compliance app: bench_compliance, eval_compliance."""

@@ -1,0 +1,1 @@
+"""Measurement of the public legal sources: bench_legal, eval_legal."""

@@ -1,1 +1,0 @@
-"""Helpers shared by the measurement commands (``bench_*``, ``eval_*``); runtime never imports."""
