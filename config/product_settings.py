@@ -155,6 +155,9 @@ LEXROOM_AGENT_CONCURRENT_QUESTIONS = env_int("LEXROOM_AGENT_CONCURRENT_QUESTIONS
 # Requests one session or token may have in flight at once in one server process (0: no cap);
 # past it, 429 before any database connection is taken (static files are not counted).
 LEXROOM_REQUESTS_PER_CREDENTIAL = env_int("LEXROOM_REQUESTS_PER_CREDENTIAL", 10, minimum=0)
+# Requests a second one session or token may send one server process, with bursts of twice
+# that (0: no cap); past it, 429 before Django or MCP do any work.
+LEXROOM_REQUESTS_PER_SECOND = env_int("LEXROOM_REQUESTS_PER_SECOND", 20, minimum=0)
 # Answer streams (server-sent events) open at once, per user and per firm, across the web
 # processes of the machine (agents.streams); past them: 429 with Retry-After.
 LEXROOM_STREAMS_PER_USER = env_int("LEXROOM_STREAMS_PER_USER", 4, minimum=1)

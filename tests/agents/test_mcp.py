@@ -186,7 +186,9 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Worl
             # Rate limit out of the way except where a test sets it; tests run with DEBUG=0,
             # so the loopback names must be allowed explicitly, as in production.
             with override_settings(
-                LEXROOM_TOOL_RATE_PER_MINUTE=0, ALLOWED_HOSTS=["127.0.0.1", "localhost"]
+                LEXROOM_TOOL_RATE_PER_MINUTE=0,
+                LEXROOM_REQUESTS_PER_SECOND=0,
+                ALLOWED_HOSTS=["127.0.0.1", "localhost"],
             ):
                 import_demo()  # an invented code (committed: the server reads it)
                 yield World(

@@ -84,3 +84,26 @@ def test_zero_turns_the_cap_off():
         return list(await asyncio.gather(*tasks))
 
     assert asyncio.run(run()) == [200] * 5
+
+
+class _Quick:
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+
+@override_settings(LEXROOM_REQUESTS_PER_SECOND=5, LEXROOM_REQUESTS_PER_CREDENTIAL=10)
+def test_a_credential_past_its_requests_a_second_is_refused_and_others_are_not():
+    async def run() -> dict[str, Any]:
+        app = in_flight_capped(_Quick())
+        token = _scope(authorization="Bearer lxr_flood")
+        burst = [await _call(app, token) for _ in range(12)]
+        other = await _call(app, _scope(authorization="Bearer lxr_other"))
+        await asyncio.sleep(0.5)  # refills 2.5 requests
+        later = [await _call(app, token) for _ in range(3)]
+        return {"burst": burst, "other": other, "later": later}
+
+    result = asyncio.run(run())
+    assert result["burst"] == [200] * 10 + [429] * 2  # a burst of twice the rate
+    assert result["other"] == 200
+    assert result["later"][0] == 200  # refilled at the rate

@@ -143,7 +143,7 @@ async def tool_call(client: httpx.AsyncClient, tool: str, arguments: dict[str, A
 class FirmB:
     base_url: str
     slug: str
-    raw_token: str
+    raw_tokens: list[str]
     email: str
     password: str
 
@@ -175,7 +175,8 @@ async def _b_loop(b: FirmB, tally: Tally, action: str, number: int, deadline: fl
     """One person repeating one action, with a pause to read between two: each action has
     its own loop, so a slow one (case law waits its turn at the site) takes no samples from
     the others."""
-    mcp = mcp_client(b.base_url, b.raw_token, connections=2)
+    # Each of B's people has a token of their own (the per-credential caps are per person).
+    mcp = mcp_client(b.base_url, b.raw_tokens[number % len(b.raw_tokens)], connections=2)
     browser = await signed_in(b.base_url, b.email, b.password) if action == "viewer" else None
     counter = itertools.count(number * 10_000)
     try:
@@ -199,7 +200,7 @@ async def _status(request: Any) -> int:
 
 async def b_upload(b: FirmB, tally: Tally, *, timeout_s: float) -> float | None:
     """Upload a small text file; seconds until its batch is processed (None: not in time)."""
-    headers = {"Authorization": f"Bearer {b.raw_token}"}
+    headers = {"Authorization": f"Bearer {b.raw_tokens[0]}"}
     async with httpx.AsyncClient(base_url=b.base_url, headers=headers, timeout=60) as client:
         started = time.perf_counter()
         name = f"note-{time.time_ns()}.txt"

@@ -138,6 +138,13 @@ def _start_server(
         "LEXROOM_TOOL_RATE_PER_MINUTE": str(settings.LEXROOM_TOOL_RATE_PER_MINUTE)
         if rate_limited
         else "0",
+        # Fifty clients share one token here: the per-credential caps would measure themselves.
+        "LEXROOM_REQUESTS_PER_SECOND": str(settings.LEXROOM_REQUESTS_PER_SECOND)
+        if rate_limited
+        else "0",
+        "LEXROOM_REQUESTS_PER_CREDENTIAL": str(settings.LEXROOM_REQUESTS_PER_CREDENTIAL)
+        if rate_limited
+        else "0",
         "LEXROOM_SERVER_TIMING": "1",
         "ALLOWED_HOSTS": hosts,
     }

@@ -32,6 +32,9 @@ OFFLINE: dict[str, Any] = {
     "OLLAMA_URL": "http://127.0.0.1:9",
     "LEXROOM_LLM_RETRIES": 0,
     "LEXROOM_TOOL_RATE_PER_MINUTE": 0,
+    # The fuzzer sends thousands of requests from a few credentials: not a flood to cut.
+    "LEXROOM_REQUESTS_PER_SECOND": 0,
+    "LEXROOM_REQUESTS_PER_CREDENTIAL": 0,
     "ALLOWED_HOSTS": ["testserver", "localhost", "127.0.0.1"],
 }
 
