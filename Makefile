@@ -49,7 +49,7 @@ run: install .env
 	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) exec ./bin/serve
 
 test: install
-	$(TEST_ENV) $(BIN)/pytest -m "not slow"
+	$(TEST_ENV) $(BIN)/pytest -m "not slow" --durations=25
 
 test-all: install
 	$(TEST_ENV) $(BIN)/pytest

@@ -7,21 +7,12 @@ from __future__ import annotations
 from django.conf import settings
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from core.asgi_responses import send_json
+
 
 async def _too_large(send: Send) -> None:
     body = b'{"detail": "Request body too large."}'
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await send_json(send, 413, body, (b"connection", b"close"))
 
 
 def _declared_length(scope: Scope) -> int | None:

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from core.asgi_responses import send_json
+
 RETRY_AFTER_S = 1
 MAX_BUCKETS = 10_000
 
@@ -61,19 +63,8 @@ class _Bucket:
 
 async def _too_many(send: Send, detail: bytes) -> None:
     body = b'{"error": "too_many_requests", "detail": "%s"}' % detail
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 429,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(RETRY_AFTER_S).encode()),
-                (b"cache-control", b"no-store"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    retry = (b"retry-after", str(RETRY_AFTER_S).encode())
+    await send_json(send, 429, body, retry, (b"cache-control", b"no-store"))
 
 
 def in_flight_capped(app: ASGIApp) -> ASGIApp:

@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 import zipfile
-import zlib
 from pathlib import Path
 
 import docx
@@ -29,6 +28,7 @@ from documents.models import Document, DocumentStatus
 from documents.parsing._isolated import STARTUP_SECONDS
 from documents.pipeline import store_named
 from documents.services import document_process, document_store
+from lab.agents.bench import hostile_pdf
 from tests.conftest import Room
 from workspaces.tenancy import tenant_scope
 
@@ -45,36 +45,6 @@ def _english():
     # The refusals speak the active language (French by default); read in English here.
     with translation.override("en"):
         yield
-
-
-def hostile_pdf(*, pages: int, operators: int) -> bytes:
-    """``pages`` pages sharing one Flate stream of ``operators`` tiny text-showing operators:
-    a few kilobytes on disk, seconds of pypdf's text extraction per page."""
-    stream = zlib.compress(b"BT /F1 1 Tf (a) Tj ET\n" * operators, 9)
-    kids = b" ".join(b"%d 0 R" % (5 + page) for page in range(pages))
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
-    ]
-    page = (
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
-    )
-    objects += [page] * pages
-    out = io.BytesIO(b"%PDF-1.7\n")
-    out.seek(0, io.SEEK_END)
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1))
-    out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
-    return out.getvalue()
 
 
 def contract_pdf() -> bytes:

@@ -59,25 +59,25 @@ class Tally:
 
 
 def hostile_pdf(*, pages: int = 300, operators: int = 100_000) -> bytes:
-    """A ~45 KB PDF whose pages all draw one compressed content stream of ``operators`` tiny
-    text operators: a reader that extracts page after page parses it ``pages`` times
-    (minutes of CPU for a few kilobytes)."""
-    content = b"BT /F1 1 Tf " + b"(a) Tj " * operators + b"ET"
-    stream = zlib.compress(content, 9)
-    kids = b" ".join(f"{5 + n} 0 R".encode() for n in range(pages))
+    """``pages`` pages sharing one Flate stream of ``operators`` tiny text-showing operators:
+    a few kilobytes on disk, seconds of pypdf's text extraction per page (a reader that
+    extracts page after page parses the stream ``pages`` times). The ingestion tests and
+    bench_fairness both upload it."""
+    stream = zlib.compress(b"BT /F1 1 Tf (a) Tj ET\n" * operators, 9)
+    kids = b" ".join(b"%d 0 R" % (5 + page) for page in range(pages))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [" + kids + b"] /Count " + str(pages).encode() + b" >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        *[
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-            b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
-        ]
-        * pages,
     ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.7\n")
+    page = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
+    )
+    objects += [page] * pages
+    out = io.BytesIO(b"%PDF-1.7\n")
+    out.seek(0, io.SEEK_END)
     offsets = []
     for number, body in enumerate(objects, start=1):
         offsets.append(out.tell())
@@ -85,9 +85,8 @@ def hostile_pdf(*, pages: int = 300, operators: int = 100_000) -> bytes:
     xref = out.tell()
     out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
     out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
-    out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    )
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1))
+    out.write(b"startxref\n%d\n%%%%EOF\n" % xref)
     return out.getvalue()
 
 

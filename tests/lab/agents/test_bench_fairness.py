@@ -14,7 +14,8 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
 
-from lab.agents.bench._abuse import Tally, hostile_pdf
+from lab.agents.bench import hostile_pdf
+from lab.agents.bench._abuse import Tally
 from lab.agents.bench.fairness import _report
 
 
