@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from core.embeddings import get_encoder
 from search.ranking._common import ArmRow, doc_filter
@@ -13,6 +14,8 @@ from search.replica import read_connection
 # (measured at 1M chunks: 3 contracts 13 ms, 100 contracts 95 ms; HNSW 4 and 30 ms, but a
 # filtered HNSW scan may stop short of the few matching chunks in a real workspace).
 EXACT_VECTOR_MAX_DOCUMENTS = 20
+# A workspace this small whose index scan came up short is read exactly (milliseconds).
+EXACT_VECTOR_MAX_CHUNKS = 5_000
 
 
 def embed_query(query: str) -> tuple[list[float], int, str]:
@@ -47,8 +50,21 @@ def vector_arm(
     dim = int(dimension)
     where, params = doc_filter(document_ids, clause_types)
     literal = "[" + ",".join(f"{x:.7f}" for x in query_vector) + "]"
-    distance = f"c.embedding::vector({dim}) <=> %s::vector({dim})"
     exact = document_ids is not None and len(document_ids) <= EXACT_VECTOR_MAX_DOCUMENTS
+    args = [literal, workspace_id, model, *params, literal, limit]
+    rows = _nearest(dim, where, args, exact=exact)
+    if not exact and len(rows) < limit and _chunks(workspace_id) <= EXACT_VECTOR_MAX_CHUNKS:
+        # The index is shared by every firm: a small workspace among many others' chunks can
+        # come up short however far the filtered scan goes. Its own chunks, read exactly,
+        # give what it holds (a firm's corpus never shrinks another's results).
+        rows = _nearest(dim, where, args, exact=True)
+    rows.sort(key=lambda row: (-row[2], row[0]))
+    return rows
+
+
+def _nearest(dim: int, where: str, args: list[Any], *, exact: bool) -> list[ArmRow]:
+    limit = int(args[-1])
+    distance = f"c.embedding::vector({dim}) <=> %s::vector({dim})"
     sql = (
         f"SELECT c.id, c.document_id, 1 - ({distance}) "
         "FROM documents_chunk c "
@@ -60,8 +76,17 @@ def vector_arm(
     with read_connection().cursor() as cursor:
         # Filtered HNSW scans keep going until `limit` rows pass the filters.
         cursor.execute("SET LOCAL hnsw.iterative_scan = 'relaxed_order'")
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, int(limit)))}")
-        cursor.execute(sql, [literal, workspace_id, model, *params, literal, limit])
-        rows = [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
-    rows.sort(key=lambda row: (-row[2], row[0]))
-    return rows
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, limit))}")
+        cursor.execute(sql, args)
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+
+
+def _chunks(workspace_id: int) -> int:
+    """The workspace's chunks, counted up to one past the exact scan's bound."""
+    with read_connection().cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM documents_chunk WHERE workspace_id = %s "
+            "LIMIT %s) AS bounded",
+            [workspace_id, EXACT_VECTOR_MAX_CHUNKS + 1],
+        )
+        return int(cursor.fetchone()[0])

@@ -139,4 +139,7 @@ def test_vector_arm_is_exact_over_few_documents(clauses: Room, monkeypatch):
             indexed = ranking.vector_arm(**arguments)
     assert exact and [row[0] for row in exact] == [row[0] for row in indexed]
     assert ") + 0 LIMIT" in exact_queries.captured_queries[-1]["sql"]
-    assert ") + 0 LIMIT" not in indexed_queries.captured_queries[-1]["sql"]
+    # The index is asked first; a workspace this small whose scan came up short (other
+    # workspaces' chunks share the index) is then read exactly: the same rows either way.
+    nearest = [q["sql"] for q in indexed_queries.captured_queries if "<=>" in q["sql"]]
+    assert ") + 0 LIMIT" not in nearest[0]
