@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, cast
 
 from django.utils.translation import gettext
@@ -14,6 +13,7 @@ from rest_framework.response import Response
 
 from agents.tools import ToolError, call_tool, tool_definitions
 from agents.tools.registry import REGISTRY, _load
+from core.http import retry_after
 from workspaces.authentication import request_token
 from workspaces.drf import ScopedAPIView, ScopedSchema
 from workspaces.models import User
@@ -122,6 +122,6 @@ class ToolCallApi(ScopedAPIView):
             response = Response(exc.as_dict(), status=ERROR_STATUS.get(exc.kind, 400))
             if exc.retry_after is not None:
                 # Whole seconds, never less than the error's own figure (its message says it).
-                response["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+                response["Retry-After"] = retry_after(exc.retry_after)
             return response
         return Response(result.content)

@@ -45,6 +45,7 @@ from agents.services import (
 from agents.status import llm_status
 from agents.streams import TooManyStreams, stream_slots_take
 from agents.tasks import turn_run_later
+from core.http import retry_after
 from workspaces.models import User, Workspace
 from workspaces.selectors import workspace_get_for_member
 from workspaces.tenancy import workspace_scope
@@ -170,7 +171,7 @@ def chat_events(
         slots = stream_slots_take(user_id=user.pk, firm_id=user.firm_id)
     except TooManyStreams as exc:
         refused = HttpResponse(exc.message, status=429, content_type="text/plain; charset=utf-8")
-        refused["Retry-After"] = str(exc.retry_after)
+        refused["Retry-After"] = retry_after(exc.retry_after)
         return refused
     stream = events.stream(request, turn=turn, user=user, slots=slots)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")

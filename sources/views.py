@@ -6,7 +6,6 @@ conclusions and analysis, save it into a workspace. Session pages for any signed
 from __future__ import annotations
 
 import datetime as dt
-import math
 from typing import Any, cast
 
 from django.contrib import messages
@@ -18,6 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
+from core.http import retry_after as retry_after_value
 from sources import caselaw
 from sources.caselaw import decision_save
 from sources.payloads import article_view, code_entry, excerpt
@@ -182,7 +182,7 @@ def _busy(response: HttpResponse, retry_after: float | None) -> HttpResponse:
     Retry-After, so scripts and proxies know when to come back."""
     if retry_after is not None:
         response.status_code = 429
-        response["Retry-After"] = str(math.ceil(retry_after))
+        response["Retry-After"] = retry_after_value(retry_after)
     return response
 
 

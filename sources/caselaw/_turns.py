@@ -38,10 +38,15 @@ def lock_path(host: str) -> Path:
     return folder / f"spacing-{re.sub(r'[^A-Za-z0-9.-]', '_', host)}.lock"
 
 
+def _in_window(times: list[float]) -> list[float]:
+    """The times of ``times`` within the last ``USAGE_WINDOW_S`` (anything else dropped)."""
+    cutoff = time.time() - USAGE_WINDOW_S
+    return [t for t in times if isinstance(t, int | float) and t > cutoff]
+
+
 def _recent(times: list[float]) -> tuple[int, float]:
     """(requests in the window, the last one's time): what orders the firms' turns."""
-    cutoff = time.time() - USAGE_WINDOW_S
-    recent = [t for t in times if isinstance(t, int | float) and t > cutoff]
+    recent = _in_window(times)
     return len(recent), max(recent, default=0.0)
 
 
@@ -135,8 +140,7 @@ class Turns:
                 usage = self._usage()
                 firm = self.ticket.name.split("~")[0]
                 usage[firm] = [*usage.get(firm, []), time.time()]
-                cutoff = time.time() - USAGE_WINDOW_S
-                kept = {f: [t for t in ts if t > cutoff] for f, ts in usage.items()}
+                kept = {f: _in_window(ts) for f, ts in usage.items()}
                 self.usage_path.write_text(json.dumps({f: ts for f, ts in kept.items() if ts}))
             self.leave()
 
