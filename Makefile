@@ -48,8 +48,11 @@ run: install .env
 	  || echo "No French code fetched (see above); import some later: README, French codes."
 	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) exec ./bin/serve
 
+# The suite runs on up to 4 processes (pytest-xdist), one test database each; a file's tests
+# stay in one process, so a module's fixtures (the Brenalis room) are built once.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 test: install
-	$(TEST_ENV) $(BIN)/pytest -m "not slow" --durations=25
+	$(TEST_ENV) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow" --durations=25
 
 test-all: install
 	$(TEST_ENV) $(BIN)/pytest
