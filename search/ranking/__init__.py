@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from search.ranking._adapter import adapter_override
 from search.ranking._common import ArmRow, ChunkHit
-from search.ranking._fulltext import TermStats, fts_arm
+from search.ranking._fulltext import TermStats, fts_arm, has_content_word
 from search.ranking._fusion import fuse, rank_chunks
 from search.ranking._judge import judge_model
 from search.ranking._reference import article_refs, reference_arm
@@ -29,6 +29,7 @@ __all__ = [
     "embed_query",
     "fts_arm",
     "fuse",
+    "has_content_word",
     "judge_model",
     "rank_chunks",
     "reference_arm",

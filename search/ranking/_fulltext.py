@@ -53,6 +53,23 @@ def _query_words(query: str) -> dict[str, list[str]]:
         return words
 
 
+# French function words Postgres' French stop list lacks (accents folded): alone they are
+# no query either.
+# fmt: off
+_FUNCTION_WORDS = frozenset({
+    "les", "ou", "cet", "cette", "quoi", "dont", "leurs", "ils", "elles", "si", "donc", "ni",
+    "car", "comme", "tout", "tous", "toute", "toutes", "entre", "vers", "chez", "sous", "sans",
+    "plus", "quel", "quelle", "quels", "quelles", "etre", "avoir", "fait",
+})
+# fmt: on
+
+
+def has_content_word(query: str) -> bool:
+    """Whether the query holds a word that is no stop word in French or English: a query of
+    only "le la les de" or punctuation would match every contract as weakly as any."""
+    return any(word not in _FUNCTION_WORDS for word in _query_words(fold_accents(query)))
+
+
 def _quote(stem: str) -> str:
     return "'" + stem.replace("\\", "\\\\").replace("'", "''") + "'"
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db.models.functions import Length
+from django.utils.translation import gettext
 
 from documents import clause_types
 from documents.models import Chunk, Document
 from documents.selectors import amendment_links
+from search.errors import InvalidSearchArguments
 from search.filters import SearchFilters, validate_against
 from search.paging import Page, clean_query
-from search.ranking import ChunkHit, rank_chunks
+from search.ranking import ChunkHit, has_content_word, rank_chunks
 from search.records import contract_fields, excerpt
 from search.replica import ReplicaFailed, replica_reads
 from search.results import ClauseTypeTag, RelevantArticle, SearchHit, SearchResults
@@ -59,6 +61,14 @@ def _search(
 ) -> SearchResults:
     page = page or Page()
     query = clean_query(query)
+    if query is not None and not has_content_word(query):
+        raise InvalidSearchArguments(
+            gettext(
+                "The query holds only common words (such as « le », « de », « the ») or "
+                "punctuation: add a word the clause would contain, or search with filters alone."
+            ),
+            {"field": "query", "reason": "no_content_word"},
+        )
     filters = filters or SearchFilters()
     known = vocabulary(workspace=workspace, filters=filters)
     validate_against(filters, known)

@@ -81,6 +81,7 @@ def test_the_url_round_trips_the_filters(brenalis_room: BrenalisRoom):
         ({"type": "contrat imaginaire"}, "contrat imaginaire"),
         ({"q": "x" * 1001}, "1000"),
         ({"q": "loyer", "offset": "-3"}, "offset"),
+        ({"q": "le la les de"}, "« le »"),
     ],
 )
 def test_bad_input_is_explained_on_the_page(brenalis_room: BrenalisRoom, params, expected):
