@@ -24,6 +24,7 @@ from core.normalize import fold_accents
 from search.ranking import ArmRow, embed_query, fuse
 from sources.models import ArticleVersion, LegalCode
 from sources.numbers import normalise_article_number
+from sources.renvois import extract_references
 from sources.selectors import (
     as_of_check,
     codes_all,
@@ -172,17 +173,38 @@ def vector_arm(
         return [(int(i), int(c), float(s)) for i, c, s in cursor.fetchall()]
 
 
+def asked_articles(query: str) -> dict[str, str | None]:
+    """The article numbers the query writes, in order, each with the code it names ("article
+    1240 du code civil": code-civil; "L. 231-1": None, any code searched). Read by the
+    renvois' own parser, and by a plain pattern for what it leaves ("art. 12", "L1234-9")."""
+    asked: dict[str, str | None] = {}
+    for mention in extract_references(query[:2000], present_code=None):
+        number = normalise_article_number(mention.number) if mention.kind == "article" else None
+        if number and number not in asked:
+            asked[number] = mention.code
+    for prefixed, bare in _NUMBER_IN_QUERY.findall(query[:2000]):
+        number = normalise_article_number(prefixed or bare)
+        if number and number not in asked:
+            asked[number] = None
+    return asked
+
+
 def number_arm(query: str, *, as_of: dt.date, codes: Sequence[LegalCode] | None) -> list[ArmRow]:
-    """Articles whose number the query writes ("article L1234-9"): a lawyer's exact ask."""
-    numbers = {
-        normalise_article_number(prefixed or bare)
-        for prefixed, bare in _NUMBER_IN_QUERY.findall(query)
-    }
-    numbers.discard(None)
-    if not numbers:
+    """Articles whose number the query writes ("article L1234-9"), in the code it names if
+    it names one: a lawyer's exact ask, in the query's order."""
+    asked = asked_articles(query)
+    if not asked:
         return []
-    rows = versions_in_force(as_of=as_of, codes=codes).filter(number__in=numbers)
-    return [(v.id, v.code_id, 1.0) for v in rows.only("id", "code_id")[:20]]
+    rows = (
+        versions_in_force(as_of=as_of, codes=codes)
+        .filter(number__in=list(asked))
+        .select_related("code")
+        .only("id", "code_id", "number", "code__slug")[:50]
+    )
+    order = list(asked)
+    wanted = [v for v in rows if asked[v.number] in (None, v.code.slug)]
+    wanted.sort(key=lambda v: (order.index(v.number), v.code_id))
+    return [(v.id, v.code_id, 1.0) for v in wanted[:20]]
 
 
 _COVERAGE: dict[tuple[Any, ...], tuple[float, bool]] = {}
@@ -238,7 +260,9 @@ def search_articles(
             # The encoder is missing or broken: the firm's IT must act, but full-text and
             # the article numbers still answer (the contracts' search says so on its page).
             logger.warning("codes search without vectors: the embedding model is unavailable")
-    fused = fuse(arms)[:limit]
+    # The articles the query names by number come first, then the ranking (a lawyer typing
+    # "L. 231-1" wants that article, not the ones most like it).
+    fused = sorted(fuse(arms), key=lambda hit: not hit.reference_match)[:limit]
     rows = ArticleVersion.objects.select_related("code").in_bulk([h.chunk_id for h in fused])
     return [
         LegalHit(

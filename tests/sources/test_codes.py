@@ -10,7 +10,7 @@ from django.utils import translation
 
 from sources.embedding import versions_embed
 from sources.models import ArticleVersion, LegalCode
-from sources.ranking import search_articles, vectors_cover
+from sources.ranking import asked_articles, search_articles, vectors_cover
 from sources.references import _shared_stem, renvois_out
 from sources.selectors import (
     ArticleNotFound,
@@ -259,6 +259,38 @@ def test_a_query_naming_a_bare_article_finds_it(code):
     import_code(version("1240", "Texte sans rapport.", None, None))
     hits = search_articles(query="que dit l'article 1240 ?", as_of=D(2020, 1, 1))
     assert hits[0].version.number == "1240" and "reference" in hits[0].arms
+
+
+def test_an_article_named_as_lawyers_write_it_comes_first_in_the_code_named():
+    words = "La responsabilité du fait des choses et la réparation du dommage causé."
+    import_code(
+        version("1240", "Tout fait quelconque de l'homme oblige à réparer.", None, None),
+        version("1241", words, None, None),
+        slug="code-civil",
+        title="Code civil",
+    )
+    import_code(
+        version("1240", "Texte sans rapport.", None, None),
+        version("L231-1", "Un article sur tout autre chose.", None, None),
+        version("L231-2", words, None, None),
+        slug="code-de-commerce",
+        title="Code de commerce",
+    )
+    day = D(2020, 1, 1)
+    named = search_articles(query="article 1240 du code civil", as_of=day)
+    assert (named[0].version.code.slug, named[0].version.number) == ("code-civil", "1240")
+    # The other code's article 1240 is not what was asked for.
+    other = [h for h in named if h.version.code.slug == "code-de-commerce"]
+    assert all("reference" not in h.arms for h in other)
+    # Named by number only: that article first, even when another's words match the query
+    # better ("réparation du dommage" is L231-2's text, not L231-1's).
+    for query in ("L. 231-1", "art. L231-1 réparation du dommage causé"):
+        hits = search_articles(query=query, as_of=day)
+        assert hits[0].version.number == "L231-1", query
+    assert asked_articles("article 1240 du code civil et L. 231-1") == {
+        "1240": "code-civil",
+        "L231-1": None,
+    }
 
 
 def test_hybrid_search_without_vectors_or_encoder_still_answers(code, settings):
