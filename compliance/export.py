@@ -31,7 +31,7 @@ def headers() -> list[str]:
 
 
 def row(flag: Flag) -> list[Any]:
-    return [flag.document.ref, flag.document.title, flag.rule.playbook.key,
+    return [flag.document.ref, flag.document.display_title, flag.rule.playbook.key,
             flag.rule.playbook.version, flag.rule.title, flag.get_severity_display(),
             flag.get_status_display(), flag.article_ref,
             flag.page if flag.page is not None else "", flag.reason, flag.excerpt]  # fmt: skip

@@ -99,10 +99,8 @@ def flags_as_notes(document: Document) -> dict[int | None, list[ArticleNote]]:
 
 def flag_contracts(*, workspace: Workspace) -> list[tuple[str, str]]:
     """The contracts that have flags, as (ref, title), for the flags page's contract filter."""
-    pairs = (
-        Flag.objects.filter(workspace=workspace)
-        .values_list("document__ref", "document__title")
-        .distinct()
-        .order_by("document__ref")
+    flagged = Flag.objects.filter(workspace=workspace).values("document_id")
+    documents = Document.objects.filter(workspace=workspace, pk__in=flagged).only(
+        "ref", "title", "filename", "contract_type_title", "provenance"
     )
-    return [(str(ref), str(title)) for ref, title in pairs]
+    return sorted((document.ref, document.display_title) for document in documents)

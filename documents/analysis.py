@@ -167,7 +167,7 @@ def _effective_end_dates(documents: list[Document], links: list[DocumentLink]) -
                 "before": before.isoformat() if before else pgettext("date", "unknown"),
                 "after": new_end,
                 "amendment": amendment.ref,
-                "title": amendment.title or amendment.filename,
+                "title": amendment.display_title,
                 "signed": amendment.signature_date.isoformat() if amendment.signature_date else "",
             }
             if amendment.signature_date:

@@ -21,7 +21,7 @@ def contract_fields(document: Document, links: Mapping[str, list[DocumentLink]])
     return {
         "contract_id": document.ref,
         "filename": document.filename,
-        "title": document.title or document.filename,
+        "title": document.display_title,
         "contract_type": document.contract_type or None,
         "contract_type_title": document.contract_type_title or None,
         "parties": [

@@ -233,7 +233,7 @@ def _save(context: ToolContext, arguments: SaveDecisionInput) -> dict[str, Any]:
         workspace=workspace.slug,
         contract_id=saved.document.ref,
         created=saved.created,
-        title=saved.document.title or saved.document.filename,
+        title=saved.document.display_title,
         batch_id=saved.batch.pk,
         warnings=saved.warnings,
     ).model_dump(mode="json")

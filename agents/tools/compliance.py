@@ -104,7 +104,7 @@ def flag_view(flag: Any) -> FlagView:
     return FlagView(
         flag_id=flag.pk,
         contract_id=flag.document.ref,
-        contract_title=flag.document.title,
+        contract_title=flag.document.display_title,
         playbook=flag.rule.playbook.key,
         version=flag.rule.playbook.version,
         rule=flag.rule.key,

@@ -167,7 +167,7 @@ def find_duplicates(
             reason=group.reason,
             score=round(group.score, 4),
             contracts=[
-                DuplicateContract(contract_id=d.ref, filename=d.filename, title=d.title)
+                DuplicateContract(contract_id=d.ref, filename=d.filename, title=d.display_title)
                 for d in documents
             ],
         )

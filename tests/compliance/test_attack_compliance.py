@@ -94,7 +94,7 @@ def test_contract_text_cannot_close_the_llm_rule_delimiter(monkeypatch, settings
 
 def test_the_xlsx_export_keeps_an_excerpt_with_control_characters():
     flag = SimpleNamespace(
-        document=SimpleNamespace(ref="c01", title="Contrat"),
+        document=SimpleNamespace(ref="c01", display_title="Contrat"),
         rule=SimpleNamespace(title="R", playbook=SimpleNamespace(key="p", version=1)),
         get_severity_display=lambda: "High",
         get_status_display=lambda: "Open",
