@@ -40,7 +40,7 @@ from compliance.selectors import (
 from compliance.services import TRANSITIONS, ComplianceError, flag_update, scan_create
 from compliance.tasks import scans_run_later
 from workspaces.models import Role, User, Workspace
-from workspaces.selectors import RoleRequired, membership_role, workspace_get_for_member
+from workspaces.selectors import RoleRequired, workspace_get_for_member, workspace_member_role
 from workspaces.tasks import live_clusters
 from workspaces.tenancy import workspace_scope
 
@@ -107,8 +107,7 @@ def _listed(workspace: Workspace, filters: FlagFilters) -> Any:
 
 def _role(user: User, workspace: Workspace) -> str | None:
     # workspace_get_for_member read the user's role with the workspace (no second query).
-    role = getattr(workspace, "member_role", None)
-    return role or membership_role(user=user, workspace=workspace)
+    return workspace_member_role(user=user, workspace=workspace)
 
 
 def _actions(flag: Flag) -> list[tuple[str, str]]:

@@ -2,6 +2,7 @@
 
 Runs after a batch is processed and embedded; rebuilds its results from stored fields
 (fingerprints, MinHash signatures, metadata, embeddings), so it is idempotent and cheap.
+It reads and decides only: ``documents.services.workspace_analyze`` writes what it found.
 The explanations are written for the lawyer in the active language (a task runs in the
 firm's); the document text they quote stays as written.
 """
@@ -13,25 +14,19 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
 
-from django.db import transaction
 from django.db.models import Prefetch
 from django.utils.translation import gettext, pgettext
 
 from core.normalize import fold_accents
 from documents.duplicates import group_duplicates
-from documents.listeners import workspace_analyzed
 from documents.models import (
     Document,
     DocumentLink,
     DocumentParty,
     DocumentStatus,
-    DuplicateGroup,
     DuplicateKind,
-    DuplicateMember,
     LinkKind,
 )
-from workspaces.locks import LockNamespace, workspace_xact_lock
-from workspaces.models import Workspace
 
 READABLE = (DocumentStatus.CHUNKED, DocumentStatus.EMBEDDED)
 _TRANSLATION_MARKERS = re.compile(
@@ -40,10 +35,17 @@ _TRANSLATION_MARKERS = re.compile(
 _WORD = re.compile(r"[a-z0-9]{4,}")
 
 
+# A duplicate group: its kind, its documents' ids, the reason shown and the score.
+DuplicateGroupFound = tuple[str, frozenset[int], str, float]
+
+
 @dataclass(frozen=True)
-class AnalysisSummary:
-    amendment_links: int
-    duplicate_groups: int
+class WorkspaceAnalysis:
+    """What the analysis of a workspace found, for the service to store."""
+
+    links: list[DocumentLink]  # the amendment links, unsaved
+    end_dates_changed: list[Document]  # documents whose effective end date changed
+    duplicate_groups: list[DuplicateGroupFound]
 
 
 def _words(text: str) -> set[str]:
@@ -239,7 +241,7 @@ def _mean_embedding_similarity(members: list[Document]) -> float | None:
     return min(scores) if scores else None
 
 
-def _duplicate_groups(documents: list[Document]) -> list[tuple[str, frozenset[int], str, float]]:
+def _duplicate_groups(documents: list[Document]) -> list[DuplicateGroupFound]:
     by_ref = {d.ref: d for d in documents}
     full = {
         d.ref: d
@@ -270,102 +272,17 @@ def _duplicate_groups(documents: list[Document]) -> list[tuple[str, frozenset[in
     return found
 
 
-# --- Saving: only what changed, so a second run is a no-op ------------------------------
-
-
-def _links_save(workspace: Workspace, links: list[DocumentLink]) -> None:
-    """Make the stored amendment links exactly ``links``, keeping the rows that stay."""
-    wanted = {(link.source.pk, link.target.pk): link for link in links}
-    stored = {
-        (link.source_id, link.target_id): link
-        for link in DocumentLink.objects.filter(workspace=workspace, kind=LinkKind.AMENDS)
-    }
-    DocumentLink.objects.filter(
-        pk__in=[link.pk for key, link in stored.items() if key not in wanted]
-    ).delete()
-    changed = []
-    for key, link in wanted.items():
-        kept = stored.get(key)
-        if kept is not None and kept.explanation != link.explanation:
-            kept.explanation = link.explanation
-            changed.append(kept)
-    DocumentLink.objects.bulk_update(changed, ["explanation"])
-    # ON CONFLICT DO NOTHING: a link written meanwhile by another run is the same link.
-    DocumentLink.objects.bulk_create(
-        [link for key, link in wanted.items() if key not in stored], ignore_conflicts=True
-    )
-
-
-def _groups_save(
-    workspace: Workspace, groups: list[tuple[str, frozenset[int], str, float]]
-) -> None:
-    """Make the stored duplicate groups exactly ``groups`` (same kind and members = same
-    group, kept with its id); a group stored twice by an earlier race is folded into one."""
-    wanted = {(kind, ids): (reason, score) for kind, ids, reason, score in groups}
-    members: dict[int, set[int]] = defaultdict(set)
-    for group_id, document_id in DuplicateMember.objects.filter(workspace=workspace).values_list(
-        "group_id", "document_id"
-    ):
-        members[group_id].add(document_id)
-    kept: dict[tuple[str, frozenset[int]], DuplicateGroup] = {}
-    stale = []
-    for group in DuplicateGroup.objects.filter(workspace=workspace).order_by("pk"):
-        key = (group.kind, frozenset(members[group.pk]))
-        if key in wanted and key not in kept:
-            kept[key] = group
-        else:
-            stale.append(group.pk)
-    DuplicateGroup.objects.filter(pk__in=stale).delete()
-    changed = []
-    for key, group in kept.items():
-        reason, score = wanted[key]
-        if (group.reason, group.score) != (reason, score):
-            group.reason, group.score = reason, score
-            changed.append(group)
-    DuplicateGroup.objects.bulk_update(changed, ["reason", "score"])
-    for (kind, ids), (reason, score) in wanted.items():
-        if (kind, ids) in kept:
-            continue
-        group = DuplicateGroup.objects.create(
-            workspace=workspace, kind=kind, reason=reason, score=score
-        )
-        DuplicateMember.objects.bulk_create(
-            (
-                DuplicateMember(workspace=workspace, group=group, document_id=pk)
-                for pk in sorted(ids)
-            ),
-            ignore_conflicts=True,
-        )
-
-
 # --- Entry point -------------------------------------------------------------------------
 
 
-@transaction.atomic
-def workspace_analyze(*, workspace_id: int) -> AnalysisSummary:
-    """Rebuild amendment links, effective end dates and duplicate groups of a workspace.
-
-    One run at a time per workspace (an advisory lock held until commit: under an upload
-    burst several workers finish a batch at once); a run that waited reads what the
-    previous one wrote, and only changed rows are written.
-    """
-    workspace_xact_lock(namespace=LockNamespace.WORKSPACE_ANALYSIS, workspace_id=workspace_id)
-    workspace = Workspace.objects.get(pk=workspace_id)
+def workspace_analysis(*, workspace_id: int) -> WorkspaceAnalysis:
+    """Read the workspace's processed documents and decide their amendment links, effective
+    end dates and duplicate groups; writes nothing (the caller holds the analysis lock)."""
     documents = _documents(workspace_id)
     before = {d.pk: (d.effective_end_date, d.effective_end_explanation) for d in documents}
     links = _link_amendments(documents)
-    _links_save(workspace, links)
     _effective_end_dates(documents, links)
-    Document.objects.bulk_update(
-        [
-            d
-            for d in documents
-            if before[d.pk] != (d.effective_end_date, d.effective_end_explanation)
-        ],
-        ["effective_end_date", "effective_end_explanation"],
-        batch_size=500,
-    )
-    groups = _duplicate_groups(documents)
-    _groups_save(workspace, groups)
-    workspace_analyzed(workspace_id=workspace_id)
-    return AnalysisSummary(amendment_links=len(links), duplicate_groups=len(groups))
+    changed = [
+        d for d in documents if before[d.pk] != (d.effective_end_date, d.effective_end_explanation)
+    ]
+    return WorkspaceAnalysis(links, changed, _duplicate_groups(documents))

@@ -11,16 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.paginator import Page, Paginator
-from django.db.models import (
-    Count,
-    F,
-    Max,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Value,
-)
+from django.db.models import Count, F, Max, Q, QuerySet
 from django.db.models.functions import Length
 
 from documents.models import (
@@ -32,8 +23,8 @@ from documents.models import (
     IngestBatch,
 )
 from documents.selectors import FINAL_STATUSES, amendment_links, parties_prefetch
-from workspaces.models import Membership, Role, User, Workspace
-from workspaces.selectors import workspace_list_for_user
+from workspaces.models import User, Workspace
+from workspaces.selectors import workspace_list_with_roles
 
 PAGE_SIZE = 50
 # Sort keys a URL may name, to the columns they order by (anything else is refused).
@@ -66,14 +57,7 @@ def workspace_overview_for_user(*, user: User) -> QuerySet[Workspace]:
     """The user's workspaces, each annotated in one query with ``member_role``,
     ``document_count``, ``in_progress`` and ``failed`` (documents not yet final / failed) and
     ``last_upload`` (when its newest document was stored: the page's "last activity")."""
-    if user.is_firm_admin:
-        role: Value | Subquery = Value(Role.OWNER.value)  # see membership_role
-    else:
-        role = Subquery(
-            Membership.objects.filter(user=user, workspace=OuterRef("pk")).values("role")[:1]
-        )
-    return workspace_list_for_user(user=user).annotate(
-        member_role=role,
+    return workspace_list_with_roles(user=user).annotate(
         document_count=Count("documents"),
         in_progress=Count("documents", filter=~Q(documents__status__in=FINAL_STATUSES)),
         failed=Count("documents", filter=Q(documents__status=DocumentStatus.FAILED)),

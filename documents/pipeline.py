@@ -24,6 +24,7 @@ from documents.services import (
     IngestError,
     StoreResult,
     batch_create,
+    batch_processed_set,
     chunks_pending_embedding,
     dataroom_entries,
     dataroom_store,
@@ -240,9 +241,7 @@ def queue_batch(*, workspace: Workspace, batch: IngestBatch) -> int:
     """Queue the batch's documents for the workers; returns how many were queued."""
     pending = _to_process(workspace, batch)
     with workspace_scope(workspace):
-        IngestBatch.objects.filter(pk=batch.pk).update(
-            processed=len(batch.document_ids) - len(pending)
-        )
+        batch_processed_set(batch=batch, processed=len(batch.document_ids) - len(pending))
         for document_id in pending:
             enqueue(
                 process_document,

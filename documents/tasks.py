@@ -5,20 +5,17 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from documents.models import IngestBatch
-from documents.services import document_process, workspace_round
+from documents.services import batch_processed_increment, document_process, workspace_round
 from workspaces.tasks import enqueue
 
 
 def process_document(*, workspace_id: int, document_id: int, batch_id: int | None = None) -> str:
     # Resumed: a task delivered again after a crash goes on from the last step that finished.
     document = document_process(workspace_id=workspace_id, document_id=document_id, resume=True)
-    if batch_id is not None:
-        batch = IngestBatch.objects.select_for_update().get(pk=batch_id, workspace_id=workspace_id)
-        batch.processed += 1
-        batch.save(update_fields=["processed"])
-        if batch.processed >= len(batch.document_ids):
-            embed_enqueue(workspace_id=workspace_id)
+    if batch_id is not None and batch_processed_increment(
+        workspace_id=workspace_id, batch_id=batch_id
+    ):
+        embed_enqueue(workspace_id=workspace_id)
     return document.status
 
 

@@ -41,8 +41,8 @@ from documents.viewer_notes import article_notes
 from workspaces.models import Role, User
 from workspaces.selectors import (
     RoleRequired,
-    membership_role,
     workspace_get_for_member,
+    workspace_member_role,
     workspace_members,
 )
 from workspaces.tenancy import workspace_scope
@@ -85,9 +85,7 @@ def document_index(request: HttpRequest, slug: str) -> HttpResponse:
     user = _user(request)
     workspace = workspace_get_for_member(user=user, slug=slug)
     # workspace_get_for_member read the user's role with the workspace (no second query).
-    role = getattr(workspace, "member_role", None) or membership_role(
-        user=user, workspace=workspace
-    )
+    role = workspace_member_role(user=user, workspace=workspace)
     form = DocumentFilterForm(request.GET, choices=filter_choices(workspace=workspace))
     problems = form.problems()
     asked = form.page_number()

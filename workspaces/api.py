@@ -11,7 +11,11 @@ from rest_framework.response import Response
 
 from workspaces.drf import ScopedAPIView
 from workspaces.models import User, Workspace
-from workspaces.selectors import membership_role, workspace_get_for_member, workspace_list_for_user
+from workspaces.selectors import (
+    workspace_get_for_member,
+    workspace_list_for_user,
+    workspace_member_role,
+)
 
 
 class WorkspaceSerializer(serializers.ModelSerializer[Workspace]):
@@ -36,7 +40,7 @@ class WorkspaceDetailApi(ScopedAPIView):
             fields = (*WorkspaceSerializer.Meta.fields, "role")
 
         def get_role(self, workspace: Workspace) -> Any:
-            return membership_role(user=self.context["user"], workspace=workspace)
+            return workspace_member_role(user=self.context["user"], workspace=workspace)
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, slug: str) -> Response:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from documents.analysis import workspace_analyze
 from documents.models import Document, DocumentStatus
+from documents.services._analysis import workspace_analyze
 from documents.services._clause_types import chunks_tag_clause_types
 from documents.services._embed import chunks_embed_pending
 from documents.services._process import document_chunk, document_metadata_read, document_parse

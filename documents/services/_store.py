@@ -248,3 +248,19 @@ def batch_create(
         ],
         created_by=user,
     )
+
+
+def batch_processed_set(*, batch: IngestBatch, processed: int) -> None:
+    """Record how many of the batch's documents need no processing (already final) as it is
+    queued; the caller sets the tenant scope."""
+    IngestBatch.objects.filter(pk=batch.pk).update(processed=processed)
+
+
+def batch_processed_increment(*, workspace_id: int, batch_id: int) -> bool:
+    """Count one more processed document of the batch, in the caller's transaction; True
+    when it was the batch's last. The row is locked: workers finishing at once count one
+    after the other."""
+    batch = IngestBatch.objects.select_for_update().get(pk=batch_id, workspace_id=workspace_id)
+    batch.processed += 1
+    batch.save(update_fields=["processed"])
+    return batch.processed >= len(batch.document_ids)

@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import connections, transaction
 
-from documents import analysis, listeners
+from documents import listeners, services
 from documents.models import DocumentLink, DuplicateGroup, DuplicateMember
 from documents.pipeline import run_in_process
 from tests.conftest import Room
@@ -73,7 +73,7 @@ def test_analysis_run_twice_keeps_the_same_links_and_groups(room: Room):
     first = _links_and_groups(room)
     assert len(first[0]) == 1 and len(first[1]) == 2  # one amendment link, one group of two
     with tenant_scope(workspace_ids=[room.workspace.pk]):
-        summary = analysis.workspace_analyze(workspace_id=room.workspace.pk)
+        summary = services.workspace_analyze(workspace_id=room.workspace.pk)
         assert DuplicateGroup.objects.count() == 1
     assert (summary.amendment_links, summary.duplicate_groups) == (1, 1)
     assert _links_and_groups(room) == first  # same rows, same ids: nothing rewritten
@@ -95,5 +95,5 @@ def test_analysis_holds_the_workspace_lock_while_it_runs(room: Room, monkeypatch
     monkeypatch.setattr(listeners, "_listeners", [*listeners.index_listeners(), Probe()])
     assert _lock_is_free_elsewhere(room.workspace.pk)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
-        analysis.workspace_analyze(workspace_id=room.workspace.pk)
+        services.workspace_analyze(workspace_id=room.workspace.pk)
     assert held_elsewhere == [True]

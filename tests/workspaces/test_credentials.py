@@ -186,10 +186,10 @@ def test_tool_arguments_nested_too_deep_are_refused_by_the_registry(room: Room):
 
 
 def test_firm_admin_with_a_viewer_membership_is_still_an_owner(room: Room):
-    from workspaces.selectors import membership_role
+    from workspaces.selectors import workspace_member_role
     from workspaces.services import membership_set
 
     admin = UserFactory(firm=room.firm, email="admin2@alpha.test", is_firm_admin=True)
     membership_set(workspace=room.workspace, user=admin, role="viewer")
     with user_scope(admin):
-        assert membership_role(user=admin, workspace=room.workspace) == "owner"
+        assert workspace_member_role(user=admin, workspace=room.workspace) == "owner"
