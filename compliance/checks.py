@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 
 from compliance.models import RuleKind
 from compliance.patterns import (
@@ -26,7 +26,7 @@ from compliance.patterns import (
     pattern_compile,
 )
 from compliance.quantities import COMPARE, fold, quantities
-from documents.clause_types import CUES
+from documents.clause_types import CUES, clause_type_label
 
 EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
@@ -201,6 +201,27 @@ def _text_rule(rule: RuleView, scope: list[Article], clock: PatternClock) -> lis
     ]
 
 
+# What a threshold rule measures, as a lawyer reads it in a flag's reason.
+_QUANTITY_WORDS = {
+    "days": pgettext_lazy("quantity", "duration in days"),
+    "months": pgettext_lazy("quantity", "duration in months"),
+    "years": pgettext_lazy("quantity", "duration in years"),
+    "percent": pgettext_lazy("quantity", "percentage"),
+    "amount": pgettext_lazy("quantity", "amount"),
+}
+
+
+def _quantity_words(quantity: str) -> str:
+    return str(_QUANTITY_WORDS.get(quantity, quantity))
+
+
+def _type_words(rule: RuleView) -> str:
+    """The rule's clause type in words, lower-case inside a sentence ("No cap on liability
+    clause was found"), never its key."""
+    label = clause_type_label(rule.clause_type or "")
+    return label[:1].lower() + label[1:] if label[1:2].islower() else label
+
+
 def _threshold(rule: RuleView, scope: list[Article]) -> list[Finding]:
     quantity, op, limit = rule.params["quantity"], rule.params["op"], float(rule.params["value"])
     findings = []
@@ -208,7 +229,9 @@ def _threshold(rule: RuleView, scope: list[Article]) -> list[Finding]:
         found = quantities(article.text, quantity)
         if not found:
             reason = gettext("No %(quantity)s could be read in the clause: check it by hand.")
-            findings.append(Finding(rule, article, reason % {"quantity": quantity}))
+            findings.append(
+                Finding(rule, article, reason % {"quantity": _quantity_words(quantity)})
+            )
             continue
         worst = max(found) if op in {"<=", "<"} else min(found)
         if not COMPARE[op](worst, limit):
@@ -263,10 +286,10 @@ def _check_rule(
     clock: PatternClock,
 ) -> None:
     if rule.kind == RuleKind.REQUIRED and not scope:
-        reason = gettext("No %(type)s clause was found.") % {"type": rule.clause_type}
+        reason = gettext("No %(type)s clause was found.") % {"type": _type_words(rule)}
         outcome.findings.append(Finding(rule, None, reason))
     elif rule.kind == RuleKind.PROHIBITED:
-        reason = gettext("The contract has a %(type)s clause.") % {"type": rule.clause_type}
+        reason = gettext("The contract has a %(type)s clause.") % {"type": _type_words(rule)}
         outcome.findings += [Finding(rule, a, reason) for a in scope[:1]]
     elif rule.kind in {RuleKind.KEYWORD, RuleKind.REGEX}:
         try:

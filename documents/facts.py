@@ -54,6 +54,8 @@ def value_words(field: str, value: Any) -> str:
         return ""
     if field == "contract_type":
         return provenance.contract_type_label(str(value))
+    if field == "governing_law":
+        return provenance.governing_law_label(str(value))
     if field == "end_date" and value == "perpetual":
         return gettext("none: runs until terminated")
     if field == "renewal" and isinstance(value, dict):

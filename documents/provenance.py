@@ -168,6 +168,13 @@ def signature_as_known(earliest: date | None, precision: str) -> str | None:
     return PartialDate(earliest.year, month, day).iso()
 
 
+def governing_law_label(value: str) -> str:
+    """A stored governing law in the active language ("droit anglais", "English law")."""
+    if not value or (get_language() or "fr").startswith("fr"):
+        return value
+    return extraction.governing_law_in_english(value)
+
+
 def contract_type_label(key: str) -> str:
     """A contract-type key's name in the active language ("commercial_lease" → "bail
     commercial"); a key outside the vocabulary is shown as is."""

@@ -230,10 +230,11 @@ def _french() -> bool:
 
 
 def clause_type_label(key: str) -> str:
-    """A clause type's name in the active language; a key outside the taxonomy as is."""
+    """A clause type's name in the active language; a key outside the taxonomy (a firm's
+    own type) in words ("earn_out" reads "earn out")."""
     entry = BY_KEY.get(key)
     if entry is None:
-        return key
+        return key.replace("_", " ")
     return entry.fr if _french() else entry.en
 
 

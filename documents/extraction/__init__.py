@@ -13,7 +13,7 @@ from ._contract_dates import agreement_date, effective_date
 from ._dates import find_dates, parse_date
 from ._expiration import Expiration, expiration
 from ._identifiers import Identifier, extract_identifiers
-from ._law import governing_law_from_text, normalize_governing_law
+from ._law import governing_law_from_text, governing_law_in_english, normalize_governing_law
 from ._partial import PartialDate, Precision
 from ._parties import display_name, entity_key, normalize_siren, siren_is_valid
 from ._party_finder import Party, extract_parties, extract_parties_from_text
@@ -68,6 +68,7 @@ __all__ = [
     "find_contradictions",
     "find_dates",
     "governing_law_from_text",
+    "governing_law_in_english",
     "normalize_contract_type",
     "normalize_governing_law",
     "normalize_siren",

@@ -60,6 +60,38 @@ _JURISDICTIONS: list[tuple[str, str]] = [
     )
     for state in _US_STATES
 ]
+# The vocabulary's labels are French (what is stored and filtered on); English pages show
+# these names instead.
+_ENGLISH = {
+    "droit new-yorkais": "New York law",
+    "droit delaware": "Delaware law",
+    "droit californien": "California law",
+    "droit du district de Columbia": "District of Columbia law",
+    "droit français": "French law",
+    "droit suisse": "Swiss law",
+    "droit anglais": "English law",
+    "droit allemand": "German law",
+    "droit belge": "Belgian law",
+    "droit luxembourgeois": "Luxembourg law",
+    "droit espagnol": "Spanish law",
+    "droit italien": "Italian law",
+    "droit néerlandais": "Dutch law",
+    "droit canadien (Ontario)": "Ontario law (Canada)",
+    "droit canadien (Colombie-Britannique)": "British Columbia law (Canada)",
+    "droit canadien (Québec)": "Quebec law (Canada)",
+    "droit canadien (Alberta)": "Alberta law (Canada)",
+    "droit de Hong Kong": "Hong Kong law",
+    "droit chinois": "Chinese law",
+    "droit israélien": "Israeli law",
+    "droit japonais": "Japanese law",
+    "droit indien": "Indian law",
+    "droit singapourien": "Singapore law",
+    "droit irlandais": "Irish law",
+    "droit taïwanais": "Taiwanese law",
+    "droit australien": "Australian law",
+    "droit monégasque": "Monaco law",
+    _US_FEDERAL: "US federal law",
+} | {f"droit de l'État de {state}": f"{state} law" for state in _US_STATES}
 _COMPILED = [(re.compile(pattern), label) for pattern, label in _JURISDICTIONS]
 _LABELS = {label for _, label in _JURISDICTIONS}
 # One pass of the union first: most candidate clauses name no jurisdiction at all.
@@ -167,3 +199,9 @@ def governing_law_from_text(text: str) -> Finding | None:
                     confidence=0.9,
                 )
     return None
+
+
+def governing_law_in_english(label: str) -> str:
+    """A governing law of the vocabulary in English ("droit anglais" -> "English law"); a
+    value outside it as stored."""
+    return _ENGLISH.get(label, label)

@@ -23,6 +23,19 @@ def contract_type_label(key: str) -> str:
 
 
 @register.filter
+def law_label(value: str | None) -> str:
+    """A stored governing law ("droit anglais") in the reader's language ("English law")."""
+    return provenance.governing_law_label(value) if value else ""
+
+
+@register.filter
+def field_labels(fields: list[str]) -> list[str]:
+    """Metadata field names ("end_date") as the reader says them ("end date")."""
+    labels = [str(provenance.FIELD_LABELS.get(name, name.replace("_", " "))) for name in fields]
+    return [label[:1].lower() + label[1:] for label in labels]  # inside a sentence
+
+
+@register.filter
 def signature_as_known(earliest: date | None, precision: str) -> str:
     """A signature date known to the month or the year, written so ("2004", "2017-02")."""
     return provenance.signature_as_known(earliest, precision) or ""

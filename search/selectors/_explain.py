@@ -7,7 +7,7 @@ from django.utils.translation import gettext
 from core.normalize import iso_date
 from documents.clause_types import clause_type_label
 from documents.models import Document
-from documents.provenance import signature_as_known
+from documents.provenance import contract_type_label, governing_law_label, signature_as_known
 from search.filters import DateRange, LawFilter, SearchFilters
 
 
@@ -20,12 +20,18 @@ def matched_filters(document: Document, filters: SearchFilters, names: dict[int,
     if filters.contract_types:
         matched.append(
             gettext("type %(type)s (∈ %(allowed)s)")
-            % {"type": document.contract_type, "allowed": ", ".join(filters.contract_types)}
+            % {
+                "type": contract_type_label(document.contract_type),
+                "allowed": ", ".join(contract_type_label(key) for key in filters.contract_types),
+            }
         )
     if filters.governing_law and (filters.governing_law.in_ or filters.governing_law.not_in):
         matched.append(
             gettext("law %(law)s (%(rule)s)")
-            % {"law": document.governing_law, "rule": _law_rule(filters.governing_law)}
+            % {
+                "law": governing_law_label(document.governing_law),
+                "rule": _law_rule(filters.governing_law),
+            }
         )
     signed = signature_as_known(document.signature_earliest, document.signature_precision)
     end = iso_date(document.effective_end_date)
@@ -48,9 +54,9 @@ def matched_filters(document: Document, filters: SearchFilters, names: dict[int,
 def _law_rule(law: LawFilter) -> str:
     rule = []
     if law.in_:
-        rule.append(f"∈ {', '.join(law.in_)}")
+        rule.append(f"∈ {', '.join(governing_law_label(value) for value in law.in_)}")
     if law.not_in:
-        rule.append(f"∉ {', '.join(law.not_in)}")
+        rule.append(f"∉ {', '.join(governing_law_label(value) for value in law.not_in)}")
     return "; ".join(rule)
 
 
