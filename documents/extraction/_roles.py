@@ -55,7 +55,10 @@ DEFINED_TERM = re.compile(
     + r"[^()]{0,40}?\)"
     r"|\b(?:hereinafter|ci-apr[eè]s)[\s,]+(?:(?:referred\s+to\s+as|called|d[ée]nomm[ée]e?s?"
     r"|d[ée]sign[ée]e?s?|appel[ée]e?s?|the)\s+)*"
-    r"(?:" + _quoted("term2") + r"|(?P<bare>(?:(?:le|la|l['\u2019])\s*)?[A-Z][\w\u00c0-\u017f-]+))",
+    # A French article before the quotes is not the term (ci-après dénommée le « Client »),
+    # and a bare term starts with a capital whatever the case of the rest of the pattern.
+    r"(?:(?:(?:le|la|les|l['\u2019])\s*)?" + _quoted("term2")
+    + r"|(?P<bare>(?:(?:le|la|l['\u2019])\s*)?(?-i:[A-Z\u00c0-\u00dd])[\w\u00c0-\u017f-]+))",
     re.IGNORECASE,
 )
 

@@ -42,6 +42,26 @@ def test_french_ci_apres_terms_give_lessor_and_lessee() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("written", "term"),
+    [
+        ("ci-après dénommée le « Prestataire »", "Prestataire"),
+        ('ci-après le "Prestataire"', "Prestataire"),
+        ("ci-après désignée la « Prestataire »", "Prestataire"),
+        ("ci-après désignée l'« Prestataire »", "Prestataire"),
+        ("ci-après dénommée le Prestataire", "le Prestataire"),
+    ],
+)
+def test_a_french_article_before_the_term_is_not_the_term(written: str, term: str) -> None:
+    text = (
+        "CONTRAT DE PRESTATION DE SERVICES\n\nENTRE :\n\nLa société ALPHA CONSEIL SAS, "
+        f"immatriculée au RCS de Paris sous le numéro 552 100 554, {written},\n\nET\n\n"
+        "La société BETA SARL, ci-après « le Client »,\n\nARTICLE 1 — OBJET\nLe texte.\n"
+    )
+    first = _parties(text)[0]
+    assert (first.name, first.defined_term) == ("ALPHA CONSEIL SAS", term)
+
+
 def test_finding_locates_the_name_and_names_its_rule() -> None:
     text = (
         'CONSULTING AGREEMENT\nmade between Quorvia SAS ("Company") and Paul Verlin ("Consultant").'
