@@ -57,7 +57,8 @@ DEFINED_TERM = re.compile(
     r"|d[ée]sign[ée]e?s?|appel[ée]e?s?|the)\s+)*"
     # A French article before the quotes is not the term (ci-après dénommée le « Client »),
     # and a bare term starts with a capital whatever the case of the rest of the pattern.
-    r"(?:(?:(?:le|la|les|l['\u2019])\s*)?" + _quoted("term2")
+    r"(?:(?:(?:le|la|les|l['\u2019])\s*)?"
+    + _quoted("term2")
     + r"|(?P<bare>(?:(?:le|la|l['\u2019])\s*)?(?-i:[A-Z\u00c0-\u00dd])[\w\u00c0-\u017f-]+))",
     re.IGNORECASE,
 )
