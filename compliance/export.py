@@ -27,14 +27,17 @@ def csv_cell(value: object) -> object:
 def headers() -> list[str]:
     return [gettext("Contract"), gettext("Title"), gettext("Playbook"), gettext("Version"),
             gettext("Rule"), gettext("Severity"), gettext("Status"), gettext("Article"),
-            gettext("Page"), gettext("Reason"), gettext("Excerpt")]  # fmt: skip
+            gettext("Page"), gettext("Reason"), gettext("Excerpt"), gettext("Review note"),
+            gettext("Noted by")]  # fmt: skip
 
 
 def row(flag: Flag) -> list[Any]:
     return [flag.document.ref, flag.document.display_title, flag.rule.playbook.key,
             flag.rule.playbook.version, flag.rule.title, flag.get_severity_display(),
             flag.get_status_display(), flag.article_ref,
-            flag.page if flag.page is not None else "", flag.reason, flag.excerpt]  # fmt: skip
+            flag.page if flag.page is not None else "", flag.reason, flag.excerpt,
+            getattr(flag, "last_note", None) or "",
+            getattr(flag, "last_note_by", None) or ""]  # fmt: skip
 
 
 def csv_response(flags: Iterable[Flag], filename: str) -> HttpResponse:

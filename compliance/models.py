@@ -170,12 +170,16 @@ class Flag(models.Model):
     reason = models.TextField()  # why the rule is broken, in words, with the value found
     severity = models.CharField(max_length=10, choices=Severity.choices)
     status = models.CharField(max_length=10, choices=FlagStatus.choices, default=FlagStatus.OPEN)
+    # The clause the rule met (sha256 of its text, spaces and case folded; "absent" for a
+    # missing clause): a rescan that meets the same clause keeps the lawyer's decision.
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         indexes: ClassVar[list[models.Index]] = [
-            models.Index(fields=["workspace", "status", "severity"], name="flag_listing")
+            models.Index(fields=["workspace", "status", "severity"], name="flag_listing"),
+            models.Index(fields=["document", "fingerprint"], name="flag_clause"),
         ]
 
     def __str__(self) -> str:

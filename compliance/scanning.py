@@ -5,6 +5,7 @@ flags that cite the article. Each contract is committed on its own, so progress 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import time
@@ -140,25 +141,43 @@ def _views(rules: list[Rule]) -> list[RuleView]:
     return [RuleView(r.key, r.title, r.clause_type, r.kind, dict(r.params)) for r in rules]
 
 
+def clause_fingerprint(article: Article | None) -> str:
+    """What identifies the clause a rule met across rescans, re-ingestion and new playbook
+    versions: its text with spaces and case folded (sha256), or "absent"."""
+    if article is None:
+        return "absent"
+    folded = " ".join(article.text.split()).casefold()
+    return hashlib.sha256(folded.encode()).hexdigest()
+
+
+def _already_flagged(scan: Scan, document: Document, rule: Rule, finding: Finding) -> bool:
+    """A flag of the same rule on the same clause exists: open, escalated, or decided by a
+    lawyer (resolved, dismissed), whose decision a rescan keeps. Flags stored before the
+    fingerprint match by article while open."""
+    chunk_id = finding.article.chunk_id if finding.article else None
+    same_article = Q(chunk__isnull=True) if chunk_id is None else Q(chunk_id=chunk_id)
+    still_open = Q(fingerprint="", status__in=(FlagStatus.OPEN, FlagStatus.ESCALATED))
+    return Flag.objects.filter(
+        Q(fingerprint=clause_fingerprint(finding.article)) | (same_article & still_open),
+        document=document,
+        rule__key=rule.key,
+        rule__playbook__key=scan.playbook.key,
+    ).exists()
+
+
 def _store(scan: Scan, document: Document, rules: dict[str, Rule], findings: list[Finding]) -> int:
-    """Flags for the findings; one already open (or escalated) for the same rule, contract and
-    article, from an earlier scan or version, is kept rather than raised twice."""
+    """Flags for the findings; one already raised for the same rule, contract and clause,
+    from an earlier scan or version, is kept (with the lawyer's decision) rather than raised
+    again."""
     raised = 0
     # Two scans of one contract at once (two clicks, a tool call and the page) would both see
     # no open flag and both raise one: the contract's row serialises them.
     Document.objects.select_for_update().filter(pk=document.pk).first()
     for finding in findings:
         rule = rules[finding.rule.key]
-        chunk_id = finding.article.chunk_id if finding.article else None
-        same_article = Q(chunk__isnull=True) if chunk_id is None else Q(chunk_id=chunk_id)
-        if Flag.objects.filter(
-            same_article,
-            document=document,
-            rule__key=rule.key,
-            rule__playbook__key=scan.playbook.key,
-            status__in=(FlagStatus.OPEN, FlagStatus.ESCALATED),
-        ).exists():
+        if _already_flagged(scan, document, rule, finding):
             continue
+        chunk_id = finding.article.chunk_id if finding.article else None
         Flag.objects.create(
             workspace_id=scan.workspace_id,
             scan=scan,
@@ -172,6 +191,7 @@ def _store(scan: Scan, document: Document, rules: dict[str, Rule], findings: lis
             excerpt=excerpt(finding.article),
             reason=finding.reason,
             severity=rule.severity,
+            fingerprint=clause_fingerprint(finding.article),
         )
         raised += 1
     return raised

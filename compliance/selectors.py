@@ -3,7 +3,7 @@ scans and flags are tenant rows, read in the workspace's scope."""
 
 from __future__ import annotations
 
-from django.db.models import Case, IntegerField, QuerySet, Value, When
+from django.db.models import Case, IntegerField, OuterRef, QuerySet, Subquery, Value, When
 from django.http import Http404
 from django.urls import reverse
 from django.utils.translation import gettext
@@ -11,6 +11,7 @@ from django.utils.translation import gettext
 from compliance.models import (
     SEVERITY_ORDER,
     Flag,
+    FlagEvent,
     FlagStatus,
     Playbook,
     Scan,
@@ -53,10 +54,9 @@ def flag_list(
     severities: list[str] | None = None,
     contract_id: str | None = None,
 ) -> QuerySet[Flag]:
-    """The workspace's flags, most severe first, then by contract and article."""
-    flags = Flag.objects.filter(workspace=workspace).select_related(
-        "document", "rule", "rule__playbook"
-    )
+    """The workspace's flags, most severe first, then by contract and article, each with
+    its last review note (``last_note``, ``last_note_by``)."""
+    flags = _with_last_note(Flag.objects.filter(workspace=workspace))
     if statuses:
         flags = flags.filter(status__in=statuses)
     if severities:
@@ -66,9 +66,19 @@ def flag_list(
     return flags.annotate(rank=_by_severity()).order_by("-rank", "document__ref", "page", "pk")
 
 
+def _with_last_note(flags: QuerySet[Flag]) -> QuerySet[Flag]:
+    """Each flag with its rule, contract and last review note (``last_note``, by
+    ``last_note_by``), read in the same query."""
+    last = FlagEvent.objects.filter(flag=OuterRef("pk")).exclude(note="").order_by("-pk")
+    return flags.select_related("document", "rule", "rule__playbook").annotate(
+        last_note=Subquery(last.values("note")[:1]),
+        last_note_by=Subquery(last.values("actor__email")[:1]),
+    )
+
+
 def flag_get(*, workspace: Workspace, flag_id: int) -> Flag:
     try:
-        return Flag.objects.select_related("document", "rule").get(pk=flag_id, workspace=workspace)
+        return _with_last_note(Flag.objects.all()).get(pk=flag_id, workspace=workspace)
     except Flag.DoesNotExist:
         raise FlagNotFound from None
 
@@ -78,21 +88,26 @@ def scan_latest(*, workspace: Workspace) -> Scan | None:
 
 
 def flags_as_notes(document: Document) -> dict[int | None, list[ArticleNote]]:
-    """The contract's open and escalated flags, by the article they cite (the viewer)."""
-    flags = flag_list(
-        workspace=document.workspace,
-        statuses=[FlagStatus.OPEN, FlagStatus.ESCALATED],
-        contract_id=document.ref,
-    )
+    """The contract's flags, by the article they cite (the viewer): open and escalated ones
+    at their severity, resolved and dismissed ones as information, each with its last
+    review note."""
     notes: dict[int | None, list[ArticleNote]] = {}
-    for flag in flags:
+    url = reverse("flags", args=[document.workspace.slug]) + f"?contract={document.ref}"
+    for flag in flag_list(workspace=document.workspace, contract_id=document.ref):
         text = f"{flag.rule.title} — {flag.reason}"
-        if flag.status == FlagStatus.ESCALATED:
-            text = f"{text} ({FlagStatus(flag.status).label})"
-        url = reverse("flags", args=[document.workspace.slug]) + f"?contract={document.ref}"
-        note = ArticleNote(
-            "flag", str(Severity(flag.severity).label), flag.severity, text, f"{url}#flag-{flag.pk}"
+        status = FlagStatus(flag.status)
+        if status != FlagStatus.OPEN:
+            text = f"{text} ({status.label})"
+        last_note = getattr(flag, "last_note", None)  # annotated by flag_list
+        if last_note:
+            text = gettext("%(flag)s — note: %(note)s") % {"flag": text, "note": last_note}
+        decided = status in (FlagStatus.RESOLVED, FlagStatus.DISMISSED)
+        label, level = (
+            (str(status.label), "info")
+            if decided
+            else (str(Severity(flag.severity).label), flag.severity)
         )
+        note = ArticleNote("flag", label, level, text, f"{url}#flag-{flag.pk}")
         notes.setdefault(flag.chunk_id, []).append(note)
     return notes
 

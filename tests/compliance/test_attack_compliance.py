@@ -102,10 +102,13 @@ def test_the_xlsx_export_keeps_an_excerpt_with_control_characters():
         page=1,
         reason='=HYPERLINK("http://x")',
         excerpt="Article 1\x0cpage two\x0b",
+        last_note="=cmd|' /C calc'!A0",  # a reviewer's note is text too
+        last_note_by="editor@alpha.test",
     )
     response = xlsx_response([flag], "flags")
     assert response.status_code == 200
     sheet = load_workbook(io.BytesIO(response.content)).active
     values = [cell.value for cell in list(sheet.iter_rows())[1]]
-    assert values[-1].startswith("Article 1") and "page two" in values[-1]
+    assert values[10].startswith("Article 1") and "page two" in values[10]
+    assert sheet.cell(2, 12).data_type == "s" and values[11].startswith("=cmd")
     assert sheet.cell(2, 10).data_type == "s"

@@ -149,7 +149,7 @@ def test_the_csv_export_lists_the_filtered_flags_and_runs_no_formula(scanned):
     body = response.content.decode("utf-8")
     assert body.startswith("\ufeff")
     rows = list(csv.reader(io.StringIO(body.lstrip("\ufeff"))))
-    assert len(rows[0]) == 11 and len(rows) > 1
+    assert len(rows[0]) == 13 and len(rows) > 1
     assert {row[0] for row in rows[1:]} == {"c01"}
     assert '\'=HYPERLINK("http://x")' in [row[9] for row in rows[1:]]
 
@@ -257,3 +257,40 @@ def test_with_a_worker_the_scan_is_queued_and_the_page_follows_it(
     assert "every 2s" not in part and "20 contrats vérifiés sur 20" in part
     with workspace_scope(brenalis_room.workspace):
         assert Flag.objects.filter(scan=scan).count() >= 7  # once: the second delivery did nothing
+
+
+def test_a_rescan_keeps_the_lawyer_s_decision_and_the_note_is_shown_everywhere(scanned):
+    client = login(scanned.owner)
+    flag = _flag(scanned, "c03", "exclusivite")
+    note = "Exclusivité acceptée par le client (courriel du 3 mars)"
+    reviewed = client.post(_url(scanned, f"{flag.pk}/"), {"status": "dismissed", "note": note})
+    assert reviewed.status_code == 302
+    with workspace_scope(scanned.workspace):
+        before = Flag.objects.filter(workspace=scanned.workspace).count()
+    assert client.post(_url(scanned, "scan/")).status_code == 302  # the same clauses again
+    with workspace_scope(scanned.workspace):
+        after = Flag.objects.filter(workspace=scanned.workspace)
+        assert after.count() == before  # nothing raised twice, the dismissed one not reopened
+        same_rule = after.filter(document__ref="c03", rule__key="exclusivite")
+        assert [(f.pk, f.status) for f in same_rule] == [(flag.pk, FlagStatus.DISMISSED)]
+    # The note on the flags page (listed with its status), in the export and in the viewer.
+    page = client.get(_url(scanned), {"status": "dismissed", "filtered": "1"}).content.decode()
+    assert note in page and scanned.owner.email in page
+    export = client.get(_url(scanned, "export.csv"), {"status": "dismissed", "filtered": "1"})
+    rows = list(csv.reader(io.StringIO(export.content.decode())))
+    noted = [row for row in rows if note in row]
+    assert noted and scanned.owner.email in noted[0]
+    viewer = client.get(f"/w/{scanned.workspace.slug}/documents/c03/").content.decode()
+    assert note in viewer
+
+
+def test_the_clause_fingerprint_ignores_spacing_and_case_not_wording():
+    from compliance.checks import Article
+    from compliance.scanning import clause_fingerprint
+
+    same = Article(1, "ARTICLE 4", "4", 1, "L'exclusivité  est TERRITORIALE.", frozenset(), None)
+    spaced = Article(2, "ARTICLE 4", "4", 1, "l'exclusivité est territoriale.", frozenset(), None)
+    changed = Article(3, "ARTICLE 4", "4", 1, "L'exclusivité est levée.", frozenset(), None)
+    assert clause_fingerprint(same) == clause_fingerprint(spaced)  # re-ingested, re-spaced
+    assert clause_fingerprint(same) != clause_fingerprint(changed)
+    assert clause_fingerprint(None) == "absent"
