@@ -49,6 +49,8 @@ class Playbook(models.Model):
     description = models.TextField(_("description"), blank=True)
     # The firm's own clause types: [{key, label, examples, cue?, threshold?}] (see playbooks).
     clause_types = models.JSONField(_("firm clause types"), default=list, blank=True)
+    # Which contracts it checks: {"languages": [...], "contract_types": [...]}; {} all.
+    applies_to = models.JSONField(_("applies to"), default=dict, blank=True)
     current = models.BooleanField(_("current version"), default=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     created_by = models.ForeignKey(

@@ -16,7 +16,7 @@ import numpy as np
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from compliance.checks import (
     Article,
@@ -28,6 +28,7 @@ from compliance.checks import (
     excerpt,
 )
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
+from compliance.playbooks import in_scope
 from compliance.quantities import fold
 from core.embeddings import embedding_model_name, get_encoder
 from core.llm import LlmUnavailable, chat_json
@@ -198,15 +199,27 @@ def _store(scan: Scan, document: Document, rules: dict[str, Rule], findings: lis
 
 
 def _documents(scan: Scan) -> tuple[list[Document], list[str]]:
+    """The contracts the scan checks, and notes on those it does not (still being ingested,
+    outside the playbook's languages or contract types)."""
     documents = Document.objects.filter(workspace_id=scan.workspace_id).order_by("ref")
     if scan.document_id is not None:
         documents = documents.filter(pk=scan.document_id)
-    ready, waiting = [], []
+    scope = dict(scan.playbook.applies_to or {})
+    ready, waiting, outside = [], [], []
     for document in documents:
-        if document.status == DocumentStatus.EMBEDDED:
+        if not in_scope(scope, language=document.language, contract_type=document.contract_type):
+            outside.append(document.ref)
+        elif document.status == DocumentStatus.EMBEDDED:
             ready.append(document)
         elif document.status != DocumentStatus.FAILED:
             waiting.append(gettext("%(ref)s: still being ingested") % {"ref": document.ref})
+    if outside:
+        message = ngettext(
+            "%(count)d contract outside this playbook's languages or contract types: %(refs)s",
+            "%(count)d contracts outside this playbook's languages or contract types: %(refs)s",
+            len(outside),
+        )
+        waiting.append(message % {"count": len(outside), "refs": ", ".join(outside[:20])})
     return ready, waiting
 
 

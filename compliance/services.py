@@ -55,8 +55,9 @@ def playbook_import(
     )
     if current is not None:
         same_head = (current.title, current.language, current.description,
-                     current.clause_types) == (spec.title, spec.language, spec.description,
-                                               spec.clause_types)  # fmt: skip
+                     current.clause_types, current.applies_to) == (
+                         spec.title, spec.language, spec.description, spec.clause_types,
+                         spec.applies_to)  # fmt: skip
         stored = sorted(_rule_data(r) for r in current.rules.all())
         if same_head and stored == sorted(_rule_data(r) for r in spec.rules):
             return current, False
@@ -69,6 +70,7 @@ def playbook_import(
         language=spec.language,
         description=spec.description,
         clause_types=spec.clause_types,
+        applies_to=spec.applies_to,
         created_by=user,
     )
     Rule.objects.bulk_create(
@@ -106,7 +108,8 @@ def playbook_spec(playbook: Playbook) -> PlaybookSpec:
         for r in playbook.rules.order_by("pk")
     ]
     return PlaybookSpec(playbook.key, playbook.title, playbook.language, playbook.description,
-                        rules, list(playbook.clause_types))  # fmt: skip
+                        rules, list(playbook.clause_types),
+                        dict(playbook.applies_to or {}))  # fmt: skip
 
 
 def playbook_assign(*, workspace: Workspace, key: str, user: User | None = None) -> None:

@@ -52,6 +52,8 @@ from django.utils.translation import gettext
 
 from compliance.models import RuleKind, Severity
 from compliance.patterns import PatternRefused, pattern_compile
+from compliance.playbooks._scope import in_scope as in_scope
+from compliance.playbooks._scope import parse_applies_to
 from compliance.playbooks._types import parse_clause_types, unknown_fields
 from documents.clause_types import KEYS
 
@@ -98,6 +100,7 @@ class PlaybookSpec:
     description: str
     rules: list[RuleSpec] = field(default_factory=list)
     clause_types: list[dict[str, Any]] = field(default_factory=list)
+    applies_to: dict[str, list[str]] = field(default_factory=dict)  # see _scope
 
     def as_data(self) -> dict[str, Any]:
         """The playbook as a file holds it (export)."""
@@ -116,6 +119,8 @@ class PlaybookSpec:
             "language": self.language,
             "description": self.description,
         }
+        if self.applies_to:
+            data["applies_to"] = self.applies_to
         if self.clause_types:
             data["clause_types"] = self.clause_types
         return {**data, "rules": rules}
@@ -229,6 +234,8 @@ def parse_playbook(text: str) -> PlaybookSpec:
         raise PlaybookInvalid(problems)
     custom, found_types = parse_clause_types(data.get("clause_types"))
     problems += [Problem(None, where, problem) for where, problem in found_types]
+    applies_to, found_scope = parse_applies_to(data.get("applies_to"))
+    problems += [Problem(None, where, problem) for where, problem in found_scope]
     custom_keys = {entry["key"] for entry in custom}
     lines = _lines(text)
     rules, seen = [], set()
@@ -247,7 +254,7 @@ def parse_playbook(text: str) -> PlaybookSpec:
         str(data.get("language") or "fr")[:8],
         str(data.get("description") or ""),
     )
-    return PlaybookSpec(key, title, language, description, rules, custom)
+    return PlaybookSpec(key, title, language, description, rules, custom, applies_to)
 
 
 def _regex_count_problems(raw_rules: list[Any]) -> list[Problem]:

@@ -1,0 +1,89 @@
+"""A playbook checks the contracts it is written for: ``applies_to`` by language and contract
+type; the others are named in the scan's notes, never flagged."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from agents.tools import call_tool
+from compliance.models import Flag, Scan
+from compliance.playbooks import PlaybookInvalid, default_playbooks, in_scope, parse_playbook
+from documents.models import Document
+from tests.conftest import Room
+from workspaces.tenancy import workspace_scope
+
+ENGLISH = (
+    "SERVICES AGREEMENT\n\nThis Services Agreement is made between Acme Ltd and Beta Inc.\n\n"
+    "1. SERVICES\nThe Supplier shall provide the services described in the Schedule.\n\n"
+    "2. FEES\nThe Customer shall pay the fees within thirty days of each invoice.\n"
+)
+FRENCH = (
+    "CONTRAT DE PRESTATION DE SERVICES\n\nEntre la société Alpha SAS et la société Beta.\n\n"
+    "ARTICLE 1 — OBJET\nLe prestataire fournit une assistance informatique au client.\n\n"
+    "ARTICLE 2 — PRIX\nLe prix est payé dans les trente jours de la facture.\n"
+)
+RULES = (
+    "rules:\n  - {key: r, title: R, clause_type: governing_law, kind: required, severity: low}\n"
+)
+
+
+def _spec(applies_to: str):
+    return parse_playbook(f"key: p\ntitle: P\n{applies_to}{RULES}")
+
+
+def test_applies_to_is_read_and_checked():
+    spec = _spec("applies_to:\n  languages: [en]\n  contract_types: [nda, nda]\n")
+    assert spec.applies_to == {"languages": ["en"], "contract_types": ["nda"]}
+    assert spec.as_data()["applies_to"] == spec.applies_to
+    assert _spec("").applies_to == {}
+    for wrong, where in (
+        ("applies_to: [en]\n", "applies_to"),
+        ("applies_to:\n  languages: [de]\n", "applies_to.languages"),
+        ("applies_to:\n  languages: []\n", "applies_to.languages"),
+        ("applies_to:\n  contract_types: [spaceship_lease]\n", "applies_to.contract_types"),
+        ("applies_to:\n  parties: [x]\n", "applies_to.parties"),
+    ):
+        with pytest.raises(PlaybookInvalid) as refused:
+            _spec(wrong)
+        assert [p.where for p in refused.value.problems] == [where], wrong
+
+
+def test_a_contract_of_unknown_language_or_type_is_checked():
+    scope = {"languages": ["en"], "contract_types": ["nda"]}
+    assert in_scope(scope, language="en", contract_type="nda")
+    assert in_scope(scope, language="", contract_type="")
+    assert not in_scope(scope, language="fr", contract_type="nda")
+    assert not in_scope(scope, language="en", contract_type="commercial_lease")
+    assert in_scope({}, language="fr", contract_type="commercial_lease")
+
+
+@pytest.mark.django_db
+def test_the_english_playbook_checks_english_contracts_only(room: Room, tmp_path: Path, settings):
+    settings.OLLAMA_URL = "http://127.0.0.1:9"  # no LLM: its rules are skipped
+    for name, text in (("services.txt", ENGLISH), ("prestation.txt", FRENCH)):
+        (tmp_path / name).write_text(text)
+        call_command(
+            "ingest", str(tmp_path / name), "--workspace", "deal-alpha", "--in-process",
+            stdout=StringIO(),
+        )  # fmt: skip
+    english = next(p for p in default_playbooks() if p.name.startswith("en-"))
+    call_command(
+        "load_playbooks", str(english), "--firm", room.firm.name, "--assign", "deal-alpha",
+        stdout=StringIO(),
+    )  # fmt: skip
+    call_tool(
+        name="scan_contract", user=room.owner, via="cli", arguments={"workspace": "deal-alpha"}
+    )
+    with workspace_scope(room.workspace):
+        flagged = set(Flag.objects.values_list("document__filename", flat=True))
+        scan = Scan.objects.get()
+        refs = dict(Document.objects.values_list("filename", "ref"))
+    assert flagged == {"services.txt"}  # no governing law, no cap: flagged
+    assert scan.documents_total == 1
+    # The French contract is named in the scan's notes, the English one is not.
+    notes = " ".join(scan.skipped)
+    assert refs["prestation.txt"] in notes and refs["services.txt"] not in notes
