@@ -315,9 +315,12 @@ def check_contract(
     ask: Callable[[RuleView, Article], Finding | None] | None,
     custom: dict[str, CustomType] | None = None,
     timings: Timings | None = None,
+    read_in_text: frozenset[str] = frozenset(),
 ) -> Outcome:
     """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
     rule is skipped with the reason); ``timings``, when given, adds up where time goes.
+    ``read_in_text``: clause types whose clause extraction read in the text (a governing law
+    quoted in the viewer), which a required rule counts as present.
     Regex rules and cues share one time budget on the contract: a rule past it, or of a type
     whose cue is past it, is in ``too_slow``, not checked."""
     outcome = Outcome()
@@ -330,6 +333,8 @@ def check_contract(
         if scope is None:
             outcome.too_slow.append(rule.key)
         else:
+            if rule.kind == RuleKind.REQUIRED and rule.clause_type in read_in_text:
+                continue  # present: extraction quoted it, whatever the articles' tags
             _check_rule(rule, scope, outcome, encode, ask, clock)
         if timings is not None:
             timings.classify += classified - began

@@ -138,6 +138,19 @@ def _articles(document: Document) -> list[Article]:
     ]
 
 
+def read_in_text(document: Document) -> frozenset[str]:
+    """The clause types whose clause ingestion read in the contract's own text (not the data
+    room's metadata): a required rule on them is met even when no article is tagged."""
+    found = set()
+    if document.governing_law and document.governing_law_source == "text":
+        found.add("governing_law")
+    if document.end_date_source == "text" and document.effective_end_date is not None:
+        found.add("expiration_date")
+    if (document.renewal or {}).get("automatic"):
+        found.add("renewal_term")
+    return frozenset(found)
+
+
 def _views(rules: list[Rule]) -> list[RuleView]:
     return [RuleView(r.key, r.title, r.clause_type, r.kind, dict(r.params)) for r in rules]
 
@@ -244,7 +257,13 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
             checked = time.perf_counter()
             checked_rules = [view for view in views if view.key not in too_slow]
             outcome = check_contract(
-                checked_rules, articles, encode=encode, ask=asker, timings=timings, custom=custom
+                checked_rules,
+                articles,
+                encode=encode,
+                ask=asker,
+                timings=timings,
+                custom=custom,
+                read_in_text=read_in_text(document),
             )
             too_slow.update(outcome.too_slow)  # not tried again on the next contracts
             stored = time.perf_counter()

@@ -87,3 +87,36 @@ def test_the_english_playbook_checks_english_contracts_only(room: Room, tmp_path
     # The French contract is named in the scan's notes, the English one is not.
     notes = " ".join(scan.skipped)
     assert refs["prestation.txt"] in notes and refs["services.txt"] not in notes
+
+
+@pytest.mark.django_db
+def test_a_governing_law_read_in_the_text_meets_the_required_rule(
+    room: Room, tmp_path: Path, settings
+):
+    settings.OLLAMA_URL = "http://127.0.0.1:9"
+    law = "This Agreement is governed by the laws of England and Wales."
+    text = f"{ENGLISH}\n3. MISCELLANEOUS\n{law}\n"
+    (tmp_path / "services.txt").write_text(text)
+    call_command(
+        "ingest", str(tmp_path / "services.txt"), "--workspace", "deal-alpha", "--in-process",
+        stdout=StringIO(),
+    )  # fmt: skip
+    with workspace_scope(room.workspace):
+        document = Document.objects.get()
+        assert (document.governing_law, document.governing_law_source) == (
+            "droit anglais",
+            "text",
+        )
+        tagged = document.chunks.filter(clause_type_keys__contains=["governing_law"]).exists()
+    assert not tagged  # no article is tagged: what the text says is enough
+    english = next(p for p in default_playbooks() if p.name.startswith("en-"))
+    call_command(
+        "load_playbooks", str(english), "--firm", room.firm.name, "--assign", "deal-alpha",
+        stdout=StringIO(),
+    )  # fmt: skip
+    call_tool(
+        name="scan_contract", user=room.owner, via="cli", arguments={"workspace": "deal-alpha"}
+    )
+    with workspace_scope(room.workspace):
+        rules = set(Flag.objects.values_list("rule__key", flat=True))
+    assert "governing-law-present" not in rules and "liability-cap-present" in rules
