@@ -96,7 +96,15 @@ class RelevantArticle(_Result):
     heading: str | None
     page: int
     excerpt: str = Field(description=UNTRUSTED)
-    score: float
+    score: float | None = Field(
+        description="Relevance to the query; null for an article listed because it states a "
+        "filtered value (see justifies)."
+    )
+    justifies: str | None = Field(
+        default=None,
+        description="Without a query: the filter whose value was read in this article "
+        "(end_date, signature_date, governing_law).",
+    )
     ocr_confidence: float | None = OCR_FIELD
     clause_types: list[ClauseTypeTag] = Field(
         description="The article's clause types, most confident first (empty when untagged)."

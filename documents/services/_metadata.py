@@ -146,7 +146,7 @@ def _signature(state: _Pass) -> None:
     signed: PartialDate | None
     if declared is not None:
         signed = declared
-        state.records["signature_date"] = provenance.from_metadata(declared, raw)
+        state.records["signature_date"] = provenance.from_metadata(declared, raw) | _stated(read)
         if isinstance(read, Finding) and not _overlaps(read.value, declared):
             message = gettext(
                 "Signature date: metadata %(metadata)s, but the text says %(text)s (“%(quote)s”)"
@@ -197,7 +197,7 @@ def _end_date(state: _Pass) -> Finding | None:
     if declared is not None and declared.exact is not None:
         document.end_date, document.end_date_source = declared.exact, "metadata"
         document.end_date_kind = "date"
-        state.records["end_date"] = provenance.from_metadata(declared, raw)
+        state.records["end_date"] = provenance.from_metadata(declared, raw) | _stated(read)
     elif isinstance(read, Finding) and read.value.kind == "perpetual":
         document.end_date_source, document.end_date_kind = "text", "perpetual"
         state.records["end_date"] = provenance.from_text(read, "perpetual")
@@ -247,7 +247,7 @@ def _governing_law(state: _Pass) -> Finding | None:
         document.governing_law, document.governing_law_source = declared, "metadata"
         state.records["governing_law"] = provenance.from_metadata(
             declared, state.meta.get("governing_law")
-        )
+        ) | _stated(read)
     elif isinstance(read, Finding):
         document.governing_law, document.governing_law_source = str(read.value), "text"
         state.records["governing_law"] = provenance.from_text(read)
@@ -255,6 +255,12 @@ def _governing_law(state: _Pass) -> Finding | None:
         document.governing_law, document.governing_law_source = "", ""
         state.records["governing_law"] = provenance.from_unknown(read)
     return read if isinstance(read, Finding) else None
+
+
+def _stated(read: Finding | Unknown) -> dict[str, int]:
+    """Where the text states a field the data room gave (``text_start``): a search filtered
+    on it shows that article."""
+    return {"text_start": read.start} if isinstance(read, Finding) and read.start >= 0 else {}
 
 
 def _overlaps(found: PartialDate, declared: PartialDate) -> bool:

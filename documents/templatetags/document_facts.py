@@ -29,10 +29,17 @@ def law_label(value: str | None) -> str:
 
 
 @register.filter
+def field_label(name: str) -> str:
+    """A metadata field name ("end_date") as the reader says it inside a sentence ("end
+    date")."""
+    label = str(provenance.FIELD_LABELS.get(name, name.replace("_", " ")))
+    return label[:1].lower() + label[1:]
+
+
+@register.filter
 def field_labels(fields: list[str]) -> list[str]:
     """Metadata field names ("end_date") as the reader says them ("end date")."""
-    labels = [str(provenance.FIELD_LABELS.get(name, name.replace("_", " "))) for name in fields]
-    return [label[:1].lower() + label[1:] for label in labels]  # inside a sentence
+    return [field_label(name) for name in fields]
 
 
 @register.filter

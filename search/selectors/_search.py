@@ -20,6 +20,7 @@ from search.results import ClauseTypeTag, RelevantArticle, SearchHit, SearchResu
 from search.selectors._common import searchable_documents
 from search.selectors._explain import matched_filters
 from search.selectors._filtering import Selection, select, vocabulary
+from search.selectors._justify import filtered_fields, justifying_chunks
 from workspaces.models import Workspace
 
 ARTICLES_PER_CONTRACT = 3
@@ -133,27 +134,41 @@ def _hits(
 ) -> list[SearchHit]:
     links = amendment_links(document_ids=[d.pk for d in ranked.documents])
     chunks = _chunks_for(ranked)
+    justifying = (
+        justifying_chunks(ranked.documents, filtered_fields(filters)) if query is None else {}
+    )
     return [
         SearchHit(
             **contract_fields(document, links[document.pk]),
             matched_filters=matched_filters(document, filters, names),
             relevant_articles=[
-                RelevantArticle(
-                    chunk_id=hit.chunk_id,
-                    heading=chunks[hit.chunk_id].heading or None,
-                    page=chunks[hit.chunk_id].page_start,
-                    excerpt=excerpt(chunks[hit.chunk_id].text, query),
-                    score=round(_hit_score(hit), 6),
-                    clause_types=clause_type_tags(chunks[hit.chunk_id].clause_types),
-                    ocr_confidence=chunks[hit.chunk_id].ocr_confidence,
-                )
+                _article(chunks[hit.chunk_id], query, round(_hit_score(hit), 6))
                 for hit in ranked.hits.get(document.pk, [])[:ARTICLES_PER_CONTRACT]
                 if hit.chunk_id in chunks
+            ]
+            + [
+                _article(chunk, None, None, justifies=name)
+                for name, chunk in justifying.get(document.pk, [])
             ],
             score=round(ranked.scores[document.pk], 6) if document.pk in ranked.scores else None,
         )
         for document in ranked.documents
     ]
+
+
+def _article(
+    chunk: Chunk, query: str | None, score: float | None, justifies: str | None = None
+) -> RelevantArticle:
+    return RelevantArticle(
+        chunk_id=chunk.pk,
+        heading=chunk.heading or None,
+        page=chunk.page_start,
+        excerpt=excerpt(chunk.text, query),
+        score=score,
+        justifies=justifies,
+        clause_types=clause_type_tags(chunk.clause_types),
+        ocr_confidence=chunk.ocr_confidence,
+    )
 
 
 def clause_type_tags(stored: dict[str, float]) -> list[ClauseTypeTag]:

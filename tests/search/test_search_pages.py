@@ -162,3 +162,26 @@ def test_a_contract_an_amendment_moved_out_of_the_window_is_listed_with_why(
     section = page.split('id="excluded-by-amendment"', 1)[1].split("</section>", 1)[0]
     assert "c09" in section and "c18" in section
     assert 'id="hit-c09"' not in page
+
+
+def test_a_filter_only_search_shows_the_article_that_states_the_filtered_value(
+    brenalis_room: BrenalisRoom,
+):
+    from agents.tools import call_tool
+
+    found = call_tool(
+        name="search_data_room",
+        arguments={
+            "workspace": brenalis_room.workspace.slug,
+            "filters": {"end_date": {"before": "2026-12-31"}},
+        },
+        user=brenalis_room.viewer,
+    ).content
+    by_ref = {hit["contract_id"]: hit for hit in found["results"]}
+    c04 = by_ref["c04"]["relevant_articles"]
+    assert [(a["heading"], a["justifies"], a["score"]) for a in c04] == [
+        ("ARTICLE 2 — DURÉE", "end_date", None)
+    ], c04
+    page = _search(brenalis_room, {"ends_before": "2026-12-31"}).content.decode()
+    hit = page.split('id="hit-c04"', 1)[1].split("</article>", 1)[0]
+    assert "ARTICLE 2 — DURÉE" in hit

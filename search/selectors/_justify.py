@@ -1,0 +1,63 @@
+"""Without a query, the article that justifies each filter a contract passes: where its end
+date, signature date or governing law was read ("ending before 2026-12-31" shows c04's
+ARTICLE 2 — DURÉE beside the date). Read from the values' provenance, never ranked."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+from documents.models import Chunk, Document
+from search.filters import SearchFilters
+
+# The filters whose value ingestion reads in the text, and the provenance record it keeps.
+_FILTERED_FIELDS = ("end_date", "signature_date", "governing_law")
+
+
+def filtered_fields(filters: SearchFilters) -> list[str]:
+    """The filters on values read in the text, in a stable order."""
+    wanted = {
+        "end_date": filters.end_date is not None,
+        "signature_date": filters.signature_date is not None,
+        "governing_law": filters.governing_law is not None,
+    }
+    return [name for name in _FILTERED_FIELDS if wanted[name]]
+
+
+def justifying_chunks(
+    documents: list[Document], fields: list[str]
+) -> dict[int, list[tuple[str, Chunk]]]:
+    """For each document, (field, chunk) for each filtered value read in its text, in one
+    query: the chunk holding the quote's start."""
+    wanted: list[tuple[int, str, int]] = []
+    for document in documents:
+        for name in fields:
+            record = (document.provenance or {}).get(name) or {}
+            # Read in the text: where; given by the data room: where the text states it.
+            start = record.get("start") if record.get("source") == "text" else None
+            start = record.get("text_start") if start is None else start
+            if isinstance(start, int) and start >= 0:
+                wanted.append((document.pk, name, start))
+    if not wanted:
+        return {}
+    holding = Q(pk__in=[])
+    for document_id, _, start in wanted:
+        holding |= Q(document_id=document_id, char_start__lte=start, char_end__gt=start)
+    columns = ("id", "document_id", "heading", "page_start", "text", "clause_types")
+    chunks = list(
+        Chunk.objects.filter(holding)
+        .order_by("document_id", "char_start")
+        .only(*columns, "ocr_confidence", "char_start", "char_end")
+    )
+    found: dict[int, list[tuple[str, Chunk]]] = {}
+    for document_id, name, start in wanted:
+        chunk = next(
+            (
+                c
+                for c in chunks
+                if c.document_id == document_id and c.char_start <= start < c.char_end
+            ),
+            None,
+        )
+        if chunk is not None:
+            found.setdefault(document_id, []).append((name, chunk))
+    return found
