@@ -37,6 +37,9 @@ FORBIDDEN = {
 }
 # Known exceptions, each named with the reason it is tolerated: (module, imported).
 ALLOWED: set[tuple[str, str]] = set()
+# The one module that queues background work: its enqueue names the task's workspace (the fair
+# queue's turns), waits for the commit and runs the task through the tenant-aware runner.
+QUEUE_MODULE = "workspaces.tasks"
 
 
 def _modules(app: str) -> Iterator[tuple[str, Path]]:
@@ -159,3 +162,18 @@ def test_the_floor_rule_catches_an_app_or_the_roof() -> None:
     # core importing an app or config would be caught, not skipped by an empty rule.
     assert {"workspaces", "documents", "agents", "config"} <= FORBIDDEN["core"]
     assert all(ROOF in FORBIDDEN[app] for app in APPS if app != "core")
+
+
+def _queues_tasks(imported: str) -> bool:
+    return imported == "django_q.tasks" or imported.startswith("django_q.tasks.")
+
+
+def test_only_workspaces_tasks_queues_tasks_with_django_q() -> None:
+    queuing = sorted(
+        module
+        for package in (*PRODUCT, "lab")
+        for module, path in _modules(package)
+        if any(_queues_tasks(imported) for imported in _imports(module, path))
+    )
+    # Every task goes through workspaces.tasks.enqueue; the scan does see that one import.
+    assert queuing == [QUEUE_MODULE]
