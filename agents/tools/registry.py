@@ -118,8 +118,9 @@ def tool_definitions() -> list[dict[str, Any]]:
 
 def _load() -> None:
     # The tool modules register themselves on import; importing here keeps the registry
-    # module free of the search app's import at Django start-up.
-    from agents.tools import ask, caselaw, compliance, definitions, legal  # noqa: F401
+    # module free of the search app's import at Django start-up. The agent's own tool
+    # (``ask``) is registered by the agents app (agents/ask_tool.py).
+    from agents.tools import caselaw, compliance, definitions, legal  # noqa: F401
 
 
 # --- The call path -----------------------------------------------------------------------
