@@ -6,29 +6,25 @@ scope for each of its steps, so no transaction is held open during minutes of mo
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import translation
-from django_q.tasks import async_task
 
 from agents.models import Turn
 from workspaces.models import User, Workspace
+from workspaces.tasks import enqueue
 from workspaces.tenancy import workspace_scope
 
 
 def turn_run_later(*, turn: Turn, user: User, language: str) -> None:
     """Queue the turn's run once the current transaction has committed."""
-
-    def send() -> None:
-        async_task(
-            "agents.tasks.turn_run",
-            workspace_id=turn.workspace_id,
-            turn_id=turn.pk,
-            user_id=user.pk,
-            language=language,
-            task_name=f"agent-turn-{turn.pk}",
-        )
-
-    transaction.on_commit(send)
+    enqueue(
+        turn_run,
+        workspace_id=turn.workspace_id,
+        scoped=False,
+        task_name=f"agent-turn-{turn.pk}",
+        turn_id=turn.pk,
+        user_id=user.pk,
+        language=language,
+    )
 
 
 def turn_run(*, workspace_id: int, turn_id: int, user_id: int, language: str) -> str:

@@ -4,25 +4,26 @@ each contract's flags with its progress, which an outer transaction would hold b
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import translation
-from django_q.tasks import async_task
 
 from compliance.models import Scan, ScanStatus
 from compliance.scanning import scan_run
 from workspaces.models import Workspace
+from workspaces.tasks import enqueue
 from workspaces.tenancy import workspace_scope
 
 
 def scans_run_later(*, scans: list[Scan], language: str) -> None:
     """Queue each scan once the current transaction has committed."""
-
-    def send() -> None:
-        for scan in scans:
-            async_task("compliance.tasks.scan_task", workspace_id=scan.workspace_id,
-                       scan_id=scan.pk, language=language, task_name=f"scan-{scan.pk}")  # fmt: skip
-
-    transaction.on_commit(send)
+    for scan in scans:
+        enqueue(
+            scan_task,
+            workspace_id=scan.workspace_id,
+            scoped=False,
+            task_name=f"scan-{scan.pk}",
+            scan_id=scan.pk,
+            language=language,
+        )
 
 
 def scan_task(*, workspace_id: int, scan_id: int, language: str) -> str:

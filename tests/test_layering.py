@@ -37,6 +37,9 @@ FORBIDDEN = {
 }
 # Known exceptions, each named with the reason it is tolerated: (module, imported).
 ALLOWED: set[tuple[str, str]] = set()
+# The one module that queues background work: its enqueue names the task's workspace (the fair
+# queue's turns), waits for the commit and runs the task through the tenant-aware runner.
+QUEUE_MODULE = "workspaces.tasks"
 
 
 def _modules(app: str) -> Iterator[tuple[str, Path]]:
@@ -159,3 +162,57 @@ def test_the_floor_rule_catches_an_app_or_the_roof() -> None:
     # core importing an app or config would be caught, not skipped by an empty rule.
     assert {"workspaces", "documents", "agents", "config"} <= FORBIDDEN["core"]
     assert all(ROOF in FORBIDDEN[app] for app in APPS if app != "core")
+
+
+def _queues_tasks(imported: str) -> bool:
+    return imported == "django_q.tasks" or imported.startswith("django_q.tasks.")
+
+
+def test_only_workspaces_tasks_queues_tasks_with_django_q() -> None:
+    queuing = sorted(
+        module
+        for package in (*PRODUCT, "lab")
+        for module, path in _modules(package)
+        if any(_queues_tasks(imported) for imported in _imports(module, path))
+    )
+    # Every task goes through workspaces.tasks.enqueue; the scan does see that one import.
+    assert queuing == [QUEUE_MODULE]
+
+
+# --- What a package pulls in, transitively ---------------------------------------------------
+
+
+def _reached(package: str) -> set[str]:
+    """The product modules importing ``package`` (every module in it) may run: each import
+    followed, with the packages on its way (importing ``a.b.c`` runs ``a`` and ``a.b``)."""
+    known = {module: path for app in PRODUCT for module, path in _modules(app)}
+    todo = [module for module in known if module == package or module.startswith(f"{package}.")]
+    reached = set(todo)
+    while todo:
+        module = todo.pop()
+        for imported in _imports(module, known[module]):
+            parts = imported.split(".")
+            prefixes = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
+            for target in (name for name in prefixes if name in known):
+                if target not in reached:
+                    reached.add(target)
+                    todo.append(target)
+    return reached
+
+
+def _inside(modules: set[str], package: str) -> list[str]:
+    return sorted(m for m in modules if m == package or m.startswith(f"{package}."))
+
+
+def test_the_tool_registry_does_not_import_the_agent() -> None:
+    # The agent stands on the registry (its tool calls go through call_tool) and registers its
+    # ``ask`` tool from AgentsConfig.ready(): an arrow back would be an import loop.
+    assert _inside(_reached("agents.tools"), "agents.chat") == []
+
+
+def test_the_import_graph_follows_imports_through_other_modules() -> None:
+    # Guard against a graph that stops at the first hop: the agent reaches the registry
+    # through its tool runner (agents.chat -> agents.chat._tools -> agents.tools.registry).
+    reached = _reached("agents.chat")
+    assert {"agents.chat._tools", "agents.tools.registry", "agents.tools", "agents"} <= reached
+    assert "workspaces.tenancy" in _reached("agents.tools")

@@ -2,6 +2,9 @@
 
 Tasks receive ids (always the workspace id), never model instances, and are enqueued only
 once the surrounding transaction commits, so a worker never sees a row that is not there.
+Every task of the product is queued through :func:`enqueue` (``tests/test_layering.py``
+refuses ``django_q.tasks`` anywhere else), so each one names its workspace the same way and
+the fair queue (``workspaces.broker``) gives it its firm's turn.
 """
 
 from __future__ import annotations
@@ -54,25 +57,37 @@ def enqueue(
     workspace_id: int,
     task_name: str | None = None,
     queue: str = "",
+    scoped: bool = True,
     **kwargs: Any,
 ) -> None:
     """Queue ``function(workspace_id=…, **kwargs)`` after the current transaction commits;
     ``queue``: the named cluster's queue (``Q_CLUSTER_NAME=NAME manage.py qcluster``), else the
-    main one."""
+    main one. ``scoped=False``: the task opens its own tenant scopes (see
+    :func:`run_tenant_task`)."""
     path = task_path(function)
     options = {"cluster": queue} if queue else {}
+    # The runner's keyword, only when off: a scoped task's payload stays what it always was.
+    runner = {} if scoped else {"scoped": False}
 
     def _send() -> None:
-        async_task(RUNNER, path, workspace_id, kwargs, task_name=task_name, **options)
+        async_task(RUNNER, path, workspace_id, kwargs, task_name=task_name, **runner, **options)
 
     transaction.on_commit(_send)
 
 
-def run_tenant_task(function_path: str, workspace_id: int, kwargs: dict[str, Any]) -> Any:
+def run_tenant_task(
+    function_path: str, workspace_id: int, kwargs: dict[str, Any], *, scoped: bool = True
+) -> Any:
     """Worker side: scope the transaction to the task's workspace, then call the service.
 
     Text a task writes for people (a failed document's reason) is in the firm's language.
+    ``scoped=False``: the function is called as it is, with no scope and in no language of
+    the runner's; it opens a scope per step and sets the language it was queued with (the
+    agent's turn, a compliance scan: minutes of work that commit as they go, which one outer
+    transaction would hold back).
     """
+    if not scoped:
+        return _resolve(function_path)(workspace_id=workspace_id, **kwargs)
     workspace = Workspace.objects.select_related("firm").get(pk=workspace_id)
     with (
         translation.override(workspace.firm.preferred_language),

@@ -118,8 +118,9 @@ def tool_definitions() -> list[dict[str, Any]]:
 
 def _load() -> None:
     # The tool modules register themselves on import; importing here keeps the registry
-    # module free of the search app's import at Django start-up.
-    from agents.tools import ask, caselaw, compliance, definitions, legal  # noqa: F401
+    # module free of the search app's import at Django start-up. The agent's own tool
+    # (``ask``) is registered by the agents app (agents/ask_tool.py).
+    from agents.tools import caselaw, compliance, definitions, legal  # noqa: F401
 
 
 # --- The call path -----------------------------------------------------------------------
@@ -203,6 +204,42 @@ def _digest(arguments: dict[str, Any]) -> str | None:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class Call:
+    """One tool call, made once by :func:`call_tool` and handed down its path: what was asked,
+    by whom, through what, since when."""
+
+    name: str
+    arguments: dict[str, Any]  # as sent (the audit keeps their digest)
+    user: User
+    token: PersonalToken | None
+    via: str  # the surface: cli, rest, mcp, agent
+    started: float  # time.perf_counter() at the entry
+    # No scope was open at the entry (MCP, CLI, agent): the call's transaction is its own,
+    # and the tool's scope is the last thing in it. A REST view's scope is reused as it is.
+    own_transaction: bool
+
+    @property
+    def only(self) -> list[int] | None:
+        """The workspaces the token is restricted to; None: all the user's."""
+        return self.token.restricted_to if self.token is not None else None
+
+    def context(self, workspace: Workspace | None) -> ToolContext:
+        return ToolContext(self.user, workspace, self.token)
+
+    def audit(self, action: str, workspace: Workspace | None = None, **details: Any) -> None:
+        """An audit row for the call, ``details`` after its surface and token."""
+        token = self.token.prefix if self.token else None
+        audit_record(
+            firm=self.user.firm,
+            workspace=workspace,
+            actor=self.user,
+            action=action,
+            target=str(self.name)[:200],
+            details={"via": self.via, "token": token, **details},
+        )
+
+
 def call_tool(
     *,
     name: str,
@@ -213,10 +250,18 @@ def call_tool(
 ) -> ToolResult:
     """Run tool ``name`` as ``user`` (through ``token`` if given). Raises :class:`ToolError`."""
     _load()
-    started = time.perf_counter()
+    call = Call(
+        name=name,
+        arguments=arguments,
+        user=user,
+        token=token,
+        via=via,
+        started=time.perf_counter(),
+        own_transaction=current_scope() is None,
+    )
     try:
         with acting_token(token):
-            return _call(name, arguments, user, token, via, started)
+            return _call(call)
     except ToolError as exc:
         if not exc.audited:
             raise
@@ -225,140 +270,82 @@ def call_tool(
             acting_token(token),
             tenant_scope(workspace_ids=(), user_id=user.pk, firm_id=user.firm_id),
         ):
-            audit_record(
-                firm=user.firm,
-                actor=user,
-                action="tool.error",
-                target=str(name)[:200],
-                details={
-                    "via": via,
-                    "token": token.prefix if token else None,
-                    "error": exc.kind,
-                    "arguments_sha256": _digest(arguments) if isinstance(arguments, dict) else None,
-                },
-            )
+            digest = _digest(arguments) if isinstance(arguments, dict) else None
+            call.audit("tool.error", error=exc.kind, arguments_sha256=digest)
         raise
 
 
-def _call(
-    name: str,
-    arguments: dict[str, Any],
-    user: User,
-    token: PersonalToken | None,
-    via: str,
-    started: float,
-) -> ToolResult:
-    tool = REGISTRY.get(name)
+def _call(call: Call) -> ToolResult:
+    tool = REGISTRY.get(call.name)
     if tool is None:
-        message = gettext("Unknown tool %(name)r.") % {"name": name}
+        message = gettext("Unknown tool %(name)r.") % {"name": call.name}
         raise ToolError("unknown_tool", message, {"allowed": sorted(REGISTRY)})
     # Per user, not per token: a user may hold several tokens, and a new token must not
     # bring a new budget; sessions (the agent, pages) draw on the same one.
-    _rate_limit(f"user:{user.pk}")
-    parsed = _validate(tool, arguments)
-    if token is not None and token.read_only and not tool.read_only:
+    _rate_limit(f"user:{call.user.pk}")
+    parsed = _validate(tool, call.arguments)
+    if call.token is not None and call.token.read_only and not tool.read_only:
         message = gettext("%(tool)s changes data; this token is read-only.")
-        raise ToolError("forbidden", message % {"tool": name})
-    only = token.restricted_to if token is not None else None
-    # REST views already run in the caller's scope (same user, same token): reused as it is.
-    # Otherwise (MCP, CLI, agent) the call's transaction is its own, and the tool's scope is
-    # the last thing in it.
-    own_transaction = current_scope() is None
+        raise ToolError("forbidden", message % {"tool": call.name})
     # A call that names its workspace in a transaction of its own looks up that one only.
-    slug = _named_workspace(tool, parsed) if own_transaction else None
+    slug = _named_workspace(tool, parsed) if call.own_transaction else None
     try:
-        return _run(tool, parsed, arguments, user, token, via, started, slug, own_transaction)
+        return _run(call, tool, parsed, slug)
     except ToolError as exc:
         if exc.kind == "not_found" and exc.details.get("allowed", []) is None:
-            with user_scope(user, only=only):
-                exc.details["allowed"] = workspace_slugs_for_user(user=user)
+            with user_scope(call.user, only=call.only):
+                exc.details["allowed"] = workspace_slugs_for_user(user=call.user)
         raise
 
 
-def _run(
-    tool: Tool,
-    parsed: BaseModel,
-    arguments: dict[str, Any],
-    user: User,
-    token: PersonalToken | None,
-    via: str,
-    started: float,
-    slug: str | None,
-    own_transaction: bool,
-) -> ToolResult:
-    name = tool.name
-    only = token.restricted_to if token is not None else None
+def _run(call: Call, tool: Tool, parsed: BaseModel, slug: str | None) -> ToolResult:
     if tool.own_scopes:
-        return _run_unscoped(tool, parsed, arguments, user, token, via, started, slug)
-    with user_scope(user, only=only, slug=slug) as visible:
+        return _run_unscoped(call, tool, parsed, slug)
+    user = call.user
+    with user_scope(user, only=call.only, slug=slug) as visible:
         workspace = _workspace_for(tool, parsed, user, narrowed=slug is not None)
         scope_ids = (workspace.pk,) if workspace is not None else visible
         with tenant_scope(
             workspace_ids=scope_ids,
             user_id=user.pk,
             firm_id=user.firm_id,
-            final=own_transaction,
+            final=call.own_transaction,
         ):
             try:
                 with timed("tool", cpu=True):  # the transport's Server-Timing, when measuring
-                    content = tool.handler(ToolContext(user, workspace, token), parsed)
+                    content = tool.handler(call.context(workspace), parsed)
             except InvalidSearchArguments as exc:
                 raise ToolError("invalid_arguments", exc.message, exc.details) from None
             except ModelUnavailable as exc:  # the firm's IT must act (start Ollama, a model)
                 raise ToolError("unavailable", str(exc)) from None
-            result = _done(name, content, arguments, user, token, via, started, workspace)
+            result = _done(call, content, workspace)
     return result
 
 
-def _run_unscoped(
-    tool: Tool,
-    parsed: BaseModel,
-    arguments: dict[str, Any],
-    user: User,
-    token: PersonalToken | None,
-    via: str,
-    started: float,
-    slug: str | None,
-) -> ToolResult:
+def _run_unscoped(call: Call, tool: Tool, parsed: BaseModel, slug: str | None) -> ToolResult:
     """A tool whose handler opens its own scopes: the workspace and the role are checked in
     the caller's scope, which is then closed before the handler runs."""
-    only = token.restricted_to if token is not None else None
-    with user_scope(user, only=only, slug=slug):
+    user = call.user
+    with user_scope(user, only=call.only, slug=slug):
         workspace = _workspace_for(tool, parsed, user, narrowed=slug is not None)
     try:
-        content = tool.handler(ToolContext(user, workspace, token), parsed)
+        content = tool.handler(call.context(workspace), parsed)
     except ModelUnavailable as exc:
         raise ToolError("unavailable", str(exc)) from None
     scope_ids = (workspace.pk,) if workspace is not None else ()
     with tenant_scope(workspace_ids=scope_ids, user_id=user.pk, firm_id=user.firm_id):
-        return _done(tool.name, content, arguments, user, token, via, started, workspace)
+        return _done(call, content, workspace)
 
 
-def _done(
-    name: str,
-    content: dict[str, Any],
-    arguments: dict[str, Any],
-    user: User,
-    token: PersonalToken | None,
-    via: str,
-    started: float,
-    workspace: Workspace | None,
-) -> ToolResult:
+def _done(call: Call, content: dict[str, Any], workspace: Workspace | None) -> ToolResult:
     """The call's result, audited (in a scope covering ``workspace``)."""
-    duration_ms = (time.perf_counter() - started) * 1000
+    duration_ms = (time.perf_counter() - call.started) * 1000
     text, plain = result_text(content)
-    audit_record(
-        firm=user.firm,
-        workspace=workspace,
-        actor=user,
-        action="tool.call",
-        target=name,
-        details={
-            "via": via,
-            "token": token.prefix if token else None,
-            "arguments_sha256": _digest(arguments),
-            "duration_ms": round(duration_ms, 1),
-            "result_bytes": len(text.encode()),
-        },
+    call.audit(
+        "tool.call",
+        workspace,
+        arguments_sha256=_digest(call.arguments),
+        duration_ms=round(duration_ms, 1),
+        result_bytes=len(text.encode()),
     )
     return ToolResult(content, workspace.slug if workspace else None, duration_ms, text, plain)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from django_q.conf import Conf
 
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask
@@ -140,6 +141,20 @@ def test_a_question_without_javascript_is_queued_for_the_worker(room: Room, olla
     assert response.status_code == 302 and "/w/deal-alpha/chat/" in response["Location"]
     page = client.get(response["Location"]).content.decode()
     assert "Loyer ?" in page and 'http-equiv="refresh"' in page
+
+
+def test_the_worker_answers_a_question_asked_without_javascript(
+    room: Room, ollama, monkeypatch, django_capture_on_commit_callbacks
+):
+    ollama(final(answer="Le bail commercial dure en principe neuf ans.", citations=[]))
+    monkeypatch.setattr(Conf, "SYNC", True)  # the queued task runs here, as a worker would
+    client = login(room.viewer)
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        response = client.post("/w/deal-alpha/chat/ask/", {"question": "Durée ?", "mode": "direct"})
+    assert response.status_code == 302 and len(queued) == 1
+    with workspace_scope(room.workspace):
+        turn = Turn.objects.get(question="Durée ?")
+    assert turn.status == TurnStatus.DONE and turn.answer["unsourced"] is True
 
 
 def test_the_trace_shows_tokens_and_a_cost_only_with_a_price(brenalis_room, ollama, settings):

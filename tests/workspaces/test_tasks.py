@@ -43,6 +43,27 @@ def test_enqueued_task_runs_after_commit_in_its_workspace_scope(
     assert seen == [((room.workspace.pk,), 3)]
 
 
+def test_an_unscoped_task_opens_its_own_scopes_and_keeps_its_workspace_in_the_queue(
+    room: Room, monkeypatch, django_capture_on_commit_callbacks
+):
+    # The agent's turn and a compliance scan: no scope around them (they commit as they go),
+    # yet queued like any task, their workspace where the fair queue reads it.
+    monkeypatch.setattr(Conf, "SYNC", False)
+    OrmQ.objects.all().delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        enqueue(record_scope, workspace_id=room.workspace.pk, scoped=False, task_name="free")
+    (queued,) = OrmQ.objects.all()
+    task = SignedPackage.loads(queued.payload)
+    assert task["func"] == "workspaces.tasks.run_tenant_task" and task["name"] == "free"
+    assert task["args"][1] == room.workspace.pk and task["kwargs"] == {"scoped": False}
+    queued.delete()
+    monkeypatch.setattr(Conf, "SYNC", True)
+    seen.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        enqueue(record_scope, workspace_id=room.workspace.pk, scoped=False)
+    assert [scope for scope, _ in seen] == [()]
+
+
 def test_enqueue_refuses_a_function_a_worker_could_not_import(
     room: Room, django_capture_on_commit_callbacks
 ):

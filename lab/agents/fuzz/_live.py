@@ -175,7 +175,7 @@ def _drop_queued(workspace_ids: set[int]) -> None:
         task = row.task  # {"id": "*BadSignature"} for a task signed with another key
         args: tuple[Any, ...] = tuple(task.get("args") or ())
         kwargs: dict[str, Any] = task.get("kwargs") or {}
-        # enqueue() queues RUNNER(path, workspace_id, kwargs); the agent's turns, keywords.
+        # enqueue() queues RUNNER(path, workspace_id, kwargs); a task queued otherwise, keywords.
         tenant = args[1] if task.get("func") == RUNNER and len(args) > 1 else None
         if {tenant, kwargs.get("workspace_id")} & workspace_ids:
             row.delete()

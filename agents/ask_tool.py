@@ -1,5 +1,10 @@
 """The agent as a tool: ``ask`` answers a question about a workspace with checked citations,
-for MCP and REST clients and the ``ask`` command alike."""
+for MCP and REST clients and the ``ask`` command alike.
+
+It lives on the agent's side and registers itself from ``AgentsConfig.ready()``: the agent
+stands on the registry (its tool calls go through ``call_tool``), so the registry must not
+import the agent (``tests/test_layering.py``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.chat import run_turn
 from agents.models import Mode, Turn, TurnStatus
 from agents.selectors import (
     ConversationNotFound,
@@ -129,8 +135,6 @@ def ask_result(turn: Turn) -> AskResult:
 
 
 def _ask(context: ToolContext, arguments: AskInput) -> dict[str, Any]:
-    from agents.chat import run_turn  # the loop imports the registry: imported when called
-
     assert context.workspace is not None  # noqa: S101 - needs_workspace
     workspace = context.workspace
     conversation = None
@@ -165,6 +169,9 @@ def _ask(context: ToolContext, arguments: AskInput) -> dict[str, Any]:
     return ask_result(turn).model_dump(mode="json")
 
 
+# ``ask`` follows the workspace's tools in the tool list, as it always has: importing them
+# (WORKSPACE_FIELD) registered them; the case law's, the playbooks' and the codes' come after,
+# registered on first use (docs/reference/tools.md, checked by tests/test_docs.py, pins it).
 register(
     Tool(
         name="ask",
