@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
+from tests.factories import FirmFactory, MembershipFactory, UserFactory, WorkspaceFactory
 from workspaces.models import Firm, Role, User, Workspace
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -69,13 +69,13 @@ def room(db) -> Room:
     editor = UserFactory(firm=firm, email="editor@alpha.test")
     viewer = UserFactory(firm=firm, email="viewer@alpha.test")
     outsider = UserFactory(firm=firm, email="outsider@alpha.test")
-    make_membership(workspace=workspace, user=owner, role=Role.OWNER)
-    make_membership(workspace=workspace, user=editor, role=Role.EDITOR)
-    make_membership(workspace=workspace, user=viewer, role=Role.VIEWER)
+    MembershipFactory(workspace=workspace, user=owner, role=Role.OWNER)
+    MembershipFactory(workspace=workspace, user=editor, role=Role.EDITOR)
+    MembershipFactory(workspace=workspace, user=viewer, role=Role.VIEWER)
     other_firm = FirmFactory(name="Cabinet Beta")
     foreigner = UserFactory(firm=other_firm, email="someone@beta.test")
     foreign_workspace = WorkspaceFactory(firm=other_firm, slug="deal-beta", title="Deal Beta")
-    make_membership(workspace=foreign_workspace, user=foreigner, role=Role.OWNER)
+    MembershipFactory(workspace=foreign_workspace, user=foreigner, role=Role.OWNER)
     return Room(firm, workspace, owner, editor, viewer, outsider, foreigner, foreign_workspace)
 
 
@@ -130,7 +130,7 @@ def brenalis_room(django_db_setup, django_db_blocker, request) -> Iterator[Brena
         workspace = Workspace.objects.get(slug=slug)
         owner = User.objects.get(email=email)
         viewer = UserFactory(firm=owner.firm, email=f"viewer@{slug}.test")
-        make_membership(workspace=workspace, user=viewer, role=Role.VIEWER)
+        MembershipFactory(workspace=workspace, user=viewer, role=Role.VIEWER)
         outsider = UserFactory(firm=owner.firm, email=f"outsider@{slug}.test")
         yield BrenalisRoom(workspace, owner, viewer, outsider)
         workspace_purge_throwaway(workspace=workspace)

@@ -43,7 +43,7 @@ from documents.pipeline import run_in_process, store_files
 from documents.services import workspace_purge_throwaway
 from lab.agents.bench.mcp import server_timing
 from sources.models import CaseLawHit, CaseLawResponse, LegalCode
-from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
+from tests.factories import FirmFactory, MembershipFactory, UserFactory, WorkspaceFactory
 from tests.sources.factories import import_demo
 from workspaces.models import PersonalToken, Role, User, Workspace
 from workspaces.tenancy import firm_scope, workspace_scope
@@ -161,8 +161,8 @@ def world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Worl
         user_b = UserFactory(firm=firm_b, email="b@mcp.test")
         workspace_a = WorkspaceFactory(firm=firm_a, slug="mcp-alpha", title="MCP Alpha")
         workspace_b = WorkspaceFactory(firm=firm_b, slug="mcp-beta", title="MCP Beta")
-        make_membership(workspace=workspace_a, user=user_a, role=Role.OWNER)
-        make_membership(workspace=workspace_b, user=user_b, role=Role.OWNER)
+        MembershipFactory(workspace=workspace_a, user=user_a, role=Role.OWNER)
+        MembershipFactory(workspace=workspace_b, user=user_b, role=Role.OWNER)
         _ingest(workspace_a, user_a, folder / "a", CONTRACTS_A)
         _ingest(workspace_b, user_b, folder / "b", CONTRACTS_B)
         flag_a = _flag(workspace_a, user_a)
