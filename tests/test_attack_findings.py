@@ -129,7 +129,7 @@ def test_document_cannot_be_deleted_in_the_admin_and_a_title_change_is_audited(
     room: Room, owner_client: Client
 ):
     from documents.models import Document
-    from tests.documents.test_ingest import CONTRACT
+    from tests.helpers.contracts import CONTRACT
     from workspaces.tenancy import tenant_scope
 
     owner_client.post(

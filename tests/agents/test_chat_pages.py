@@ -15,11 +15,10 @@ from django.test import Client
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask
 from agents.tools import call_tool
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
 from tests.agents.conftest import STOP, call, final, tools
 from tests.agents.test_agent import QUESTION, expiring
 from tests.conftest import Room, login
+from tests.helpers.contracts import ingest_entries
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -226,10 +225,7 @@ INJECTION = {
 def test_a_contract_giving_orders_changes_no_call_and_reaches_no_other_workspace(
     room: Room, ollama
 ):
-    with workspace_scope(room.workspace):
-        stored = dataroom_store(workspace=room.workspace, entries=[INJECTION], user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=stored, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(room.workspace, INJECTION)
     foreign = room.foreign_workspace.slug
     fake = ollama(
         tools(call("search_data_room", query="loyer")),

@@ -18,9 +18,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.tools import call_tool
 from documents.models import Chunk, Document, DocumentStatus
-from documents.pipeline import run_in_process, store_named
-from documents.services import batch_create
 from tests.conftest import Room
+from tests.helpers.contracts import ingest_files
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -67,12 +66,9 @@ def mixed_pdf(tmp_path) -> bytes:
 
 
 def _ingest(room: Room, name: str, data: bytes) -> Document:
+    batch = ingest_files(room.workspace, {name: data}, user=room.owner, label=name)
     with workspace_scope(room.workspace):
-        results = store_named(workspace=room.workspace, name=name, data=data, user=room.owner)
-        batch = batch_create(workspace=room.workspace, label=name, results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
-    with workspace_scope(room.workspace):
-        return Document.objects.get(pk=results[0].document.pk)
+        return Document.objects.get(pk=batch.document_ids[0])
 
 
 def _chunks(room: Room, document: Document) -> list[Chunk]:

@@ -25,8 +25,7 @@ from documents.services import (
 )
 from documents.tasks import process_document
 from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
-from tests.documents.test_tasks import AMENDMENT
+from tests.helpers.contracts import AMENDMENT, CONTRACT
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

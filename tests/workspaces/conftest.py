@@ -19,13 +19,11 @@ from django.utils import translation
 from psycopg import sql
 from pytest_django.fixtures import Settings
 
-from documents.pipeline import run_in_process, store_named
-from documents.services import batch_create
 from tests.conftest import Room, login
+from tests.helpers.contracts import ingest_files
 from workspaces import backup
 from workspaces.backup import target
 from workspaces.models import User
-from workspaces.tenancy import workspace_scope
 from workspaces.tokens import token_create
 
 CONTRACT = (
@@ -72,12 +70,7 @@ def backup_key(settings: Settings) -> str:
 @pytest.fixture
 def filled(room: Room) -> Room:
     """The room with one processed contract (its original, chunks, embeddings) and a token."""
-    with workspace_scope(room.workspace):
-        results = store_named(
-            workspace=room.workspace, name="bail.txt", data=CONTRACT.encode(), user=room.owner
-        )
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_files(room.workspace, {"bail.txt": CONTRACT}, user=room.owner)
     token_create(user=room.owner, name="backup test")
     return room
 
