@@ -1,8 +1,9 @@
 """The house layering, read from the source: ``core`` (the floor) ← ``workspaces`` ←
 ``documents`` ← ``search`` ← ``agents``; no app importing ``config`` (the roof: settings are
 read through ``django.conf.settings``); the measurement ``lab`` apart, on top of everything and
-imported by no product module; and no module importing another package's private ``_module``
-(a package's ``__init__`` is its facade).
+imported by no product module; no module importing another package's private ``_module``
+(a package's ``__init__`` is its facade); and no test module importing another test module
+(what tests share lives in ``tests/helpers`` or a conftest's fixtures).
 
 Imports are parsed with :mod:`ast` (function-level ones included), so a lazy import cannot
 hide an arrow pointing the wrong way.
@@ -98,6 +99,28 @@ def _private_violations(package: str) -> list[str]:
     return sorted(found)
 
 
+def _test_module(imported: str) -> str | None:
+    """The test module (``tests/…/test_*.py``) that ``imported`` names, or None."""
+    parts = imported.split(".")
+    if parts[0] != "tests":
+        return None
+    for index, part in enumerate(parts[1:], start=1):
+        path = ROOT.joinpath(*parts[: index + 1]).with_suffix(".py")
+        if part.startswith("test_") and path.is_file():
+            return ".".join(parts[: index + 1])
+    return None
+
+
+def _test_module_imports() -> list[str]:
+    found = set()
+    for module, path in _modules("tests"):
+        for imported in set(_imports(module, path)):
+            target = _test_module(imported)
+            if target is not None and target != module:
+                found.add(f"{module} imports {target}")
+    return sorted(found)
+
+
 def _violations(app: str) -> list[str]:
     found = []
     for module, path in _modules(app):
@@ -159,3 +182,17 @@ def test_the_floor_rule_catches_an_app_or_the_roof() -> None:
     # core importing an app or config would be caught, not skipped by an empty rule.
     assert {"workspaces", "documents", "agents", "config"} <= FORBIDDEN["core"]
     assert all(ROOF in FORBIDDEN[app] for app in APPS if app != "core")
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    # Importing a test module runs its module-level code again under another name and ties
+    # two test files together; shared parts belong in tests/helpers or a conftest fixture.
+    assert _test_module_imports() == []
+
+
+def test_the_test_module_rule_sees_a_test_module_not_a_helper() -> None:
+    assert _test_module("tests.documents.test_ingest.CONTRACT") == "tests.documents.test_ingest"
+    assert _test_module("tests.test_layering") == "tests.test_layering"
+    assert _test_module("tests.helpers.contracts.CONTRACT") is None
+    assert _test_module("tests.conftest.Room") is None
+    assert _test_module("search.test_nothing") is None

@@ -20,7 +20,6 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
-from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from django_q.models import Failure, OrmQ, Schedule, Success
 
@@ -34,6 +33,7 @@ from search.models import SearchAdapter
 from tests.conftest import Room
 from tests.factories import UserFactory
 from tests.helpers.contracts import LEASE, ingest_entries
+from tests.helpers.permissions import CREDENTIALS, url_patterns
 from tests.sources.factories import import_demo
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.services import workspace_create
@@ -42,20 +42,6 @@ from workspaces.tokens import token_create, token_revoke
 
 pytestmark = pytest.mark.django_db
 
-CREDENTIALS = (
-    "anonymous",
-    "owner",
-    "editor",
-    "viewer",
-    "outsider",  # same firm, not a member
-    "firm_admin",
-    "foreigner",  # another firm's user
-    "token_rw",  # the owner's tokens from here on
-    "token_ro",
-    "token_other_ws",  # read-write, restricted to another workspace of the owner
-    "token_expired",
-    "token_revoked",
-)
 SESSIONS = ("owner", "editor", "viewer", "outsider", "firm_admin", "foreigner")
 MEMBERS = ("owner", "editor", "viewer", "firm_admin")
 STRANGERS = ("outsider", "foreigner")
@@ -322,21 +308,6 @@ QUERIES = {
     "jurisprudence/conclusions/": "?id=%2FAriane_Web%2FAW_DCE%2F%7C480003",
     "jurisprudence/analysis/": "?id=%2FAriane_Web%2FAW_DCE%2F%7C480003",
 }
-
-
-def url_patterns() -> list[tuple[str, URLPattern]]:
-    """Every pattern of the URLconf, with its full route as written."""
-
-    def walk(patterns: list[Any], prefix: str) -> list[tuple[str, URLPattern]]:
-        found = []
-        for pattern in patterns:
-            if isinstance(pattern, URLResolver):
-                found += walk(pattern.url_patterns, prefix + str(pattern.pattern))
-            else:
-                found.append((prefix + str(pattern.pattern), pattern))
-        return found
-
-    return walk(get_resolver().url_patterns, "")
 
 
 @dataclass

@@ -16,9 +16,8 @@ from agents.services import turn_ask
 from agents.tools import call_tool
 from core.llm import LlmReply, ToolCall
 from search.models import RelevanceJudgment
-from tests.agents.conftest import STOP, call, final, tools
-from tests.agents.test_chat_pages import streamed
 from tests.conftest import BrenalisRoom, login
+from tests.helpers.agent import STOP, call, final, streamed, tools
 from tests.helpers.contracts import ingest_entries
 from workspaces.tenancy import current_scope, workspace_scope
 from workspaces.tokens import token_create

@@ -6,38 +6,19 @@ from __future__ import annotations
 
 import json
 from io import StringIO
-from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask
 from agents.tools import call_tool
-from tests.agents.conftest import STOP, call, final, tools
-from tests.agents.test_agent import QUESTION, expiring
 from tests.conftest import Room, login
+from tests.helpers.agent import QUESTION, STOP, call, expiring, final, streamed, tools
 from tests.helpers.contracts import ingest_entries
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
-
-
-def events(body: bytes) -> list[tuple[str, dict[str, Any]]]:
-    found = []
-    for block in body.decode().split("\n\n"):
-        lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in lines:
-            found.append((lines["event"], json.loads(lines["data"])))
-    return found
-
-
-def streamed(client: Client, turn: Turn) -> list[tuple[str, dict[str, Any]]]:
-    url = f"/w/{turn.workspace.slug}/chat/turns/{turn.pk}/events/"
-    response = client.get(url)
-    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
-    return events(b"".join(response.streaming_content))  # type: ignore[attr-defined]
 
 
 def test_the_page_streams_plan_tools_sources_tokens_then_done(brenalis_room, ollama):

@@ -13,8 +13,9 @@ import re
 import pytest
 
 from documents.models import Chunk
-from tests.agents.conftest import STOP, call, final, ollama, tools
+from tests.agents.conftest import ollama
 from tests.browser.conftest import PLAYWRIGHT_MISSING, axe_check, screenshot
+from tests.helpers.agent import STOP, call, final, tools
 from tests.helpers.contracts import LEASE, ingest_entries
 from workspaces.tenancy import workspace_scope
 
