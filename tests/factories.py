@@ -10,6 +10,7 @@ import factory
 
 from core.embeddings import embedding_model_name
 from documents.models import Chunk, Document, DocumentStatus
+from tests.helpers.rooms import PASSWORD
 from workspaces.models import Firm, Membership, PersonalToken, Role, User, Workspace
 from workspaces.tenancy import workspace_scope
 from workspaces.tokens import token_create
@@ -34,7 +35,7 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     email = factory.Sequence(lambda n: f"user{n}@example.test")
     firm = factory.SubFactory(FirmFactory)
-    password = factory.PostGenerationMethodCall("set_password", "correct horse battery")
+    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
 
     @classmethod
     def _after_postgeneration(cls, instance, create, results=None):

@@ -14,8 +14,8 @@ from django.db import connection
 from django.test import Client, override_settings
 from django.utils import translation
 
-from tests.conftest import PASSWORD, Room, login
 from tests.factories import UserFactory
+from tests.helpers.rooms import PASSWORD, Room, login
 from workspaces import auth
 from workspaces.models import AuditEvent, User
 from workspaces.tenancy import tenant_bypass

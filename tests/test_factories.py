@@ -8,7 +8,6 @@ import hashlib
 import pytest
 
 from core import embeddings
-from tests.conftest import PASSWORD
 from tests.factories import (
     EMBEDDING_DIMENSION,
     ChunkFactory,
@@ -19,6 +18,7 @@ from tests.factories import (
     UserFactory,
     WorkspaceFactory,
 )
+from tests.helpers.rooms import PASSWORD
 from workspaces.models import Firm, Role, Workspace
 from workspaces.tenancy import firm_scope, user_scope, workspace_scope
 from workspaces.tokens import token_authenticate

@@ -2,8 +2,8 @@
 ``documents`` ← ``search`` ← ``agents``; no app importing ``config`` (the roof: settings are
 read through ``django.conf.settings``); the measurement ``lab`` apart, on top of everything and
 imported by no product module; no module importing another package's private ``_module``
-(a package's ``__init__`` is its facade); and no test module importing another test module
-(what tests share lives in ``tests/helpers`` or a conftest's fixtures).
+(a package's ``__init__`` is its facade); and no test module importing another test module or
+a conftest (what tests share lives in ``tests/helpers``, or is a conftest's fixture).
 
 Imports are parsed with :mod:`ast` (function-level ones included), so a lazy import cannot
 hide an arrow pointing the wrong way.
@@ -100,13 +100,13 @@ def _private_violations(package: str) -> list[str]:
 
 
 def _test_module(imported: str) -> str | None:
-    """The test module (``tests/…/test_*.py``) that ``imported`` names, or None."""
+    """The test module (``tests/…/test_*.py``) or conftest that ``imported`` names, or None."""
     parts = imported.split(".")
     if parts[0] != "tests":
         return None
     for index, part in enumerate(parts[1:], start=1):
         path = ROOT.joinpath(*parts[: index + 1]).with_suffix(".py")
-        if part.startswith("test_") and path.is_file():
+        if (part.startswith("test_") or part == "conftest") and path.is_file():
             return ".".join(parts[: index + 1])
     return None
 
@@ -184,15 +184,18 @@ def test_the_floor_rule_catches_an_app_or_the_roof() -> None:
     assert all(ROOF in FORBIDDEN[app] for app in APPS if app != "core")
 
 
-def test_no_test_module_imports_another_test_module() -> None:
+def test_no_test_module_imports_another_test_module_or_a_conftest() -> None:
     # Importing a test module runs its module-level code again under another name and ties
-    # two test files together; shared parts belong in tests/helpers or a conftest fixture.
+    # two test files together; a conftest is pytest's to load (imported, its fixtures are
+    # registered twice). Shared parts belong in tests/helpers, or are a conftest's fixtures.
     assert _test_module_imports() == []
 
 
-def test_the_test_module_rule_sees_a_test_module_not_a_helper() -> None:
+def test_the_test_module_rule_sees_a_test_module_or_conftest_not_a_helper() -> None:
     assert _test_module("tests.documents.test_ingest.CONTRACT") == "tests.documents.test_ingest"
     assert _test_module("tests.test_layering") == "tests.test_layering"
     assert _test_module("tests.helpers.contracts.CONTRACT") is None
-    assert _test_module("tests.conftest.Room") is None
+    assert _test_module("tests.conftest.Room") == "tests.conftest"
+    assert _test_module("tests.workspaces.conftest") == "tests.workspaces.conftest"
+    assert _test_module("tests.factories.UserFactory") is None
     assert _test_module("search.test_nothing") is None

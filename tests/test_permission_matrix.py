@@ -30,10 +30,10 @@ from compliance.playbooks import default_playbooks, parse_playbook
 from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Chunk, Document, DocumentLink, DuplicateGroup, Entity
 from search.models import SearchAdapter
-from tests.conftest import Room
 from tests.factories import UserFactory
 from tests.helpers.contracts import LEASE, ingest_entries
 from tests.helpers.permissions import CREDENTIALS, url_patterns
+from tests.helpers.rooms import Room
 from tests.sources.factories import import_demo
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.services import workspace_create

@@ -19,8 +19,8 @@ from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from tests.conftest import Room, login
 from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room, login
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[1]

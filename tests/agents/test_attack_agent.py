@@ -16,9 +16,9 @@ from agents.services import turn_ask
 from agents.tools import call_tool
 from core.llm import LlmReply, ToolCall
 from search.models import RelevanceJudgment
-from tests.conftest import BrenalisRoom, login
 from tests.helpers.agent import STOP, call, final, streamed, tools
 from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import BrenalisRoom, login
 from workspaces.tenancy import current_scope, workspace_scope
 from workspaces.tokens import token_create
 

@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict
 from agents.mcp.server import Caller, _call, authenticate
 from agents.tools import ToolError, call_tool
 from agents.tools.registry import REGISTRY, Tool, ToolContext, register
-from tests.conftest import Room
 from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent, Role
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_create

@@ -13,9 +13,9 @@ from django.core.management import call_command
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask
 from agents.tools import call_tool
-from tests.conftest import Room, login
 from tests.helpers.agent import QUESTION, STOP, call, expiring, final, streamed, tools
 from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db

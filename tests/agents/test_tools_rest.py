@@ -12,8 +12,8 @@ from django.test import Client
 from django.utils import timezone
 
 from agents.tools import ToolError, call_tool, tool_definitions
-from tests.conftest import Room
 from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_authenticate, token_create, token_revoke

@@ -13,16 +13,14 @@ import re
 import pytest
 
 from documents.models import Chunk
-from tests.agents.conftest import ollama
-from tests.browser.conftest import PLAYWRIGHT_MISSING, axe_check, screenshot
 from tests.helpers.agent import STOP, call, final, tools
+from tests.helpers.browser import PLAYWRIGHT_MISSING, axe_check, screenshot
 from tests.helpers.contracts import LEASE, ingest_entries
 from workspaces.tenancy import workspace_scope
 
 expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-__all__ = ["ollama"]  # the fixture, from the agents' tests
 
 
 def _room_with_a_lease(room):

@@ -10,8 +10,8 @@ from django.db import connections, transaction
 from documents import analysis, listeners
 from documents.models import DocumentLink, DuplicateGroup, DuplicateMember
 from documents.pipeline import run_in_process
-from tests.conftest import Room
 from tests.helpers.contracts import AMENDMENT, CONTRACT, store_texts
+from tests.helpers.rooms import Room
 from workspaces.locks import LockNamespace, workspace_xact_try_lock
 from workspaces.tenancy import tenant_scope
 

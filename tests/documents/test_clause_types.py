@@ -16,8 +16,8 @@ from django.test import override_settings
 from core.embeddings import embedding_model_name
 from documents.clause_types import Classifier, classifier_for, family_prior
 from documents.models import Chunk, ClauseClassifier
-from tests.conftest import Room
 from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

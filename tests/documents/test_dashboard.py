@@ -19,8 +19,8 @@ from documents.models import (
     DuplicateMember,
     Entity,
 )
-from tests.conftest import Room
 from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import Room
 from workspaces.models import Role, Workspace
 from workspaces.tenancy import tenant_scope
 

@@ -6,8 +6,8 @@ import pytest
 
 from documents.models import Chunk, Document, DocumentStatus
 from documents.services import _fair_shares, chunks_embed_pending, document_process
-from tests.conftest import Room
 from tests.helpers.contracts import CONTRACT, store_texts
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 BIG_CONTRACT = "CONTRAT CADRE DE FOURNITURE\n\n" + "\n\n".join(

@@ -19,8 +19,8 @@ from django.utils import translation
 
 from documents.models import Chunk, Document, DocumentStatus, IngestBatch
 from documents.services import IngestError, dataroom_store, document_process, document_store
-from tests.conftest import Room
 from tests.helpers.contracts import CONTRACT, ingest_command
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent
 from workspaces.tenancy import tenant_scope, workspace_scope
 

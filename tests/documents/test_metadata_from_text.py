@@ -13,8 +13,8 @@ from fpdf import FPDF
 from agents.tools import call_tool
 from documents.extraction import Finding, PartialDate
 from documents.models import Document
-from tests.conftest import Room, login
 from tests.helpers.contracts import ingest_command, ingest_entries
+from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db

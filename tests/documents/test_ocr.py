@@ -18,8 +18,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.tools import call_tool
 from documents.models import Chunk, Document, DocumentStatus
-from tests.conftest import Room
 from tests.helpers.contracts import ingest_files
+from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -133,7 +133,7 @@ def test_without_ocr_a_scan_fails_with_the_reason_and_is_kept(room):
 
 
 def test_the_viewer_marks_ocr_text_with_its_confidence(room):
-    from tests.conftest import login
+    from tests.helpers.rooms import login
 
     document = _ingest(room, "scan.pdf", scanned_pdf(PAGE_ONE))
     page = login(room.viewer).get(f"/w/deal-alpha/documents/{document.ref}/")

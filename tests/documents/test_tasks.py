@@ -12,8 +12,9 @@ from documents.services import (
     entity_merge,
     entity_split_alias,
 )
-from tests.conftest import TEST_EMBEDDING_MODEL, Room
 from tests.helpers.contracts import AMENDMENT, CONTRACT, store_texts
+from tests.helpers.data import TEST_EMBEDDING_MODEL
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

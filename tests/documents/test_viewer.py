@@ -10,8 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from documents.models import Chunk, Document
-from tests.conftest import BrenalisRoom, Room, login
 from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import BrenalisRoom, Room, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db

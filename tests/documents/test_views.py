@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from documents.models import Chunk, Document, DocumentStatus
 from documents.services import document_process
-from tests.conftest import Room
 from tests.helpers.contracts import CONTRACT, TINY_DATAROOM, store_texts, zip_of
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

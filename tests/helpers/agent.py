@@ -16,7 +16,7 @@ from agents.models import Turn
 from agents.selectors import trace_steps
 from agents.services import turn_ask
 from search.selectors import describe_data_room
-from tests.conftest import BrenalisRoom
+from tests.helpers.rooms import BrenalisRoom
 from workspaces.tenancy import workspace_scope
 
 # --- The model's turns, scripted ---------------------------------------------------------

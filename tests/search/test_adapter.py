@@ -20,8 +20,8 @@ from search.learning._fit import split_held_out
 from search.models import SearchAdapter
 from search.ranking import rank_chunks
 from search.ranking._adapter import adapt_query_vector
-from tests.conftest import Room
 from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent
 from workspaces.tenancy import firm_scope, workspace_scope
 

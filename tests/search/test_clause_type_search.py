@@ -12,8 +12,8 @@ from search.errors import InvalidSearchArguments
 from search.filters import SearchFilters
 from search.ranking import _prior
 from search.selectors import describe_data_room, search_data_room
-from tests.conftest import Room
 from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room
 from workspaces.models import Workspace
 from workspaces.tenancy import tenant_scope
 

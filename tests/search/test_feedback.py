@@ -12,8 +12,8 @@ from django.urls import reverse
 from agents.tools import ToolError, call_tool
 from documents.models import Chunk
 from search.models import RelevanceJudgment
-from tests.conftest import Room, login
 from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room, login
 from workspaces.models import AuditEvent
 from workspaces.tenancy import tenant_bypass, workspace_scope
 from workspaces.tokens import token_create

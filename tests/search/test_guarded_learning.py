@@ -26,9 +26,9 @@ from search.learning import (
 from search.models import SearchAdapter
 from search.ranking._adapter import adapt_query_vector
 from search.services import judgment_set
-from tests.conftest import Room, login
 from tests.factories import FirmFactory, UserFactory
 from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room, login
 from workspaces.models import AuditEvent, User
 from workspaces.tenancy import firm_scope, workspace_scope
 

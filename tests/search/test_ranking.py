@@ -9,8 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from core.db_backend.checks import fulltext_index_usable
 from search import ranking
 from search.ranking import _fulltext, _vector
-from tests.conftest import Room
 from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

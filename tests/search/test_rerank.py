@@ -10,8 +10,9 @@ import pytest
 
 from agents.tools import call_tool
 from search import ranking
-from tests.conftest import TEST_EMBEDDING_MODEL, Room
 from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.data import TEST_EMBEDDING_MODEL
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

@@ -15,9 +15,9 @@ from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from search import ranking
-from tests.conftest import Room
 from tests.fake_ollama import FakeOllama
 from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

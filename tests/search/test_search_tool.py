@@ -7,8 +7,8 @@ from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from documents.models import Chunk
-from tests.conftest import Room
 from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ from documents.services import document_process
 from search import ranking
 from search.models import LexemeStat, TextStats
 from search.services import text_stats_refresh
-from tests.conftest import Room
 from tests.helpers.contracts import CONTRACT, store_texts
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

@@ -7,20 +7,18 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from io import StringIO
 from pathlib import Path
 from types import SimpleNamespace
 
 import psycopg
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.utils import translation
 from psycopg import sql
 from pytest_django.fixtures import Settings
 
-from tests.conftest import Room, login
 from tests.helpers.contracts import ingest_files
+from tests.helpers.rooms import Room, login
 from workspaces import backup
 from workspaces.backup import target
 from workspaces.models import User
@@ -50,13 +48,6 @@ def english() -> Iterator[None]:
     # Commands speak LANGUAGE_CODE (French); the tests check their messages word for word.
     with translation.override("en"):
         yield
-
-
-def run_command(*args: str) -> str:
-    """A management command's standard output."""
-    out = StringIO()
-    call_command(*args, stdout=out)
-    return out.getvalue()
 
 
 @pytest.fixture

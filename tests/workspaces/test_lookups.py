@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces import selectors, tokens
 from workspaces.models import Role
 from workspaces.selectors import RoleRequired, WorkspaceNotFound, workspace_get_for_member

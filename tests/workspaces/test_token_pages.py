@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.conftest import Room, login
 from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import Room, login
 from workspaces.forms import TOKEN_MAX_EXPIRES_DAYS
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import tenant_bypass

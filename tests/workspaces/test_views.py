@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.conftest import PASSWORD, Room
 from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import PASSWORD, Room
 
 pytestmark = pytest.mark.django_db
 
