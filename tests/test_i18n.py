@@ -26,7 +26,7 @@ from agents.tools import ToolError
 from documents.models import Document, DocumentStatus
 from documents.pipeline import queue_batch
 from documents.services import StoreResult, batch_create, document_store
-from tests.conftest import Room, login
+from tests.helpers.rooms import Room, login
 from workspaces.models import User
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_create

@@ -1,8 +1,9 @@
 """The house layering, read from the source: ``core`` (the floor) ← ``workspaces`` ←
 ``documents`` ← ``search`` ← ``agents``; no app importing ``config`` (the roof: settings are
 read through ``django.conf.settings``); the measurement ``lab`` apart, on top of everything and
-imported by no product module; and no module importing another package's private ``_module``
-(a package's ``__init__`` is its facade).
+imported by no product module; no module importing another package's private ``_module``
+(a package's ``__init__`` is its facade); and no test module importing another test module or
+a conftest (what tests share lives in ``tests/helpers``, or is a conftest's fixture).
 
 Imports are parsed with :mod:`ast` (function-level ones included), so a lazy import cannot
 hide an arrow pointing the wrong way.
@@ -98,6 +99,28 @@ def _private_violations(package: str) -> list[str]:
             )
             if not inside:
                 found.add(f"{module} imports {imported}")
+    return sorted(found)
+
+
+def _test_module(imported: str) -> str | None:
+    """The test module (``tests/…/test_*.py``) or conftest that ``imported`` names, or None."""
+    parts = imported.split(".")
+    if parts[0] != "tests":
+        return None
+    for index, part in enumerate(parts[1:], start=1):
+        path = ROOT.joinpath(*parts[: index + 1]).with_suffix(".py")
+        if (part.startswith("test_") or part == "conftest") and path.is_file():
+            return ".".join(parts[: index + 1])
+    return None
+
+
+def _test_module_imports() -> list[str]:
+    found = set()
+    for module, path in _modules("tests"):
+        for imported in set(_imports(module, path)):
+            target = _test_module(imported)
+            if target is not None and target != module:
+                found.add(f"{module} imports {target}")
     return sorted(found)
 
 
@@ -216,3 +239,20 @@ def test_the_import_graph_follows_imports_through_other_modules() -> None:
     reached = _reached("agents.chat")
     assert {"agents.chat._tools", "agents.tools.registry", "agents.tools", "agents"} <= reached
     assert "workspaces.tenancy" in _reached("agents.tools")
+
+
+def test_no_test_module_imports_another_test_module_or_a_conftest() -> None:
+    # Importing a test module runs its module-level code again under another name and ties
+    # two test files together; a conftest is pytest's to load (imported, its fixtures are
+    # registered twice). Shared parts belong in tests/helpers, or are a conftest's fixtures.
+    assert _test_module_imports() == []
+
+
+def test_the_test_module_rule_sees_a_test_module_or_conftest_not_a_helper() -> None:
+    assert _test_module("tests.documents.test_ingest.CONTRACT") == "tests.documents.test_ingest"
+    assert _test_module("tests.test_layering") == "tests.test_layering"
+    assert _test_module("tests.helpers.contracts.CONTRACT") is None
+    assert _test_module("tests.conftest.Room") == "tests.conftest"
+    assert _test_module("tests.workspaces.conftest") == "tests.workspaces.conftest"
+    assert _test_module("tests.factories.UserFactory") is None
+    assert _test_module("search.test_nothing") is None

@@ -20,7 +20,6 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
-from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from django_q.models import Failure, OrmQ, Schedule, Success
 
@@ -30,11 +29,11 @@ from compliance.models import Flag
 from compliance.playbooks import default_playbooks, parse_playbook
 from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Chunk, Document, DocumentLink, DuplicateGroup, Entity
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
 from search.models import SearchAdapter
-from tests.conftest import Room
 from tests.factories import UserFactory
+from tests.helpers.contracts import LEASE, ingest_entries
+from tests.helpers.permissions import CREDENTIALS, url_patterns
+from tests.helpers.rooms import Room
 from tests.sources.factories import import_demo
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.services import workspace_create
@@ -43,20 +42,6 @@ from workspaces.tokens import token_create, token_revoke
 
 pytestmark = pytest.mark.django_db
 
-CREDENTIALS = (
-    "anonymous",
-    "owner",
-    "editor",
-    "viewer",
-    "outsider",  # same firm, not a member
-    "firm_admin",
-    "foreigner",  # another firm's user
-    "token_rw",  # the owner's tokens from here on
-    "token_ro",
-    "token_other_ws",  # read-write, restricted to another workspace of the owner
-    "token_expired",
-    "token_revoked",
-)
 SESSIONS = ("owner", "editor", "viewer", "outsider", "firm_admin", "foreigner")
 MEMBERS = ("owner", "editor", "viewer", "firm_admin")
 STRANGERS = ("outsider", "foreigner")
@@ -324,33 +309,6 @@ QUERIES = {
     "jurisprudence/analysis/": "?id=%2FAriane_Web%2FAW_DCE%2F%7C480003",
 }
 
-CONTRACT = {
-    "filename": "bail.txt",
-    "title": "Bail commercial",
-    "parties": ["SCI Alpha", "Boutique Beta SARL"],
-    "contract_type": "bail commercial",
-    "signature_date": "2022-01-10",
-    "end_date": "2031-01-09",
-    "governing_law": "droit français",
-    "content": "BAIL COMMERCIAL\n\nARTICLE 1 — DURÉE\nNeuf ans.\n\nARTICLE 2 — LOYER\n"
-    "Le loyer annuel est de 24 000 euros.",
-}
-
-
-def url_patterns() -> list[tuple[str, URLPattern]]:
-    """Every pattern of the URLconf, with its full route as written."""
-
-    def walk(patterns: list[Any], prefix: str) -> list[tuple[str, URLPattern]]:
-        found = []
-        for pattern in patterns:
-            if isinstance(pattern, URLResolver):
-                found += walk(pattern.url_patterns, prefix + str(pattern.pattern))
-            else:
-                found.append((prefix + str(pattern.pattern), pattern))
-        return found
-
-    return walk(get_resolver().url_patterns, "")
-
 
 @dataclass
 class World:
@@ -369,10 +327,7 @@ def _bearer_client(raw: str) -> Client:
 def world(room: Room) -> World:
     firm_admin = UserFactory(firm=room.firm, email="admin@alpha.test", is_firm_admin=True)
     other, _ = workspace_create(firm=room.firm, slug="deal-two", title="Two", owner=room.owner)
-    with workspace_scope(room.workspace):
-        results = dataroom_store(workspace=room.workspace, entries=[CONTRACT], user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    batch = ingest_entries(room.workspace, LEASE)
     raw = {
         "token_rw": token_create(user=room.owner, name="rw")[1],
         "token_ro": token_create(user=room.owner, name="ro", read_only=True)[1],

@@ -19,10 +19,8 @@ from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
-from tests.conftest import Room, login
-from workspaces.tenancy import workspace_scope
+from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room, login
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,10 +107,7 @@ def _markup_problems(html: str, policy: str) -> list[str]:
 
 @pytest.fixture
 def document(room: Room) -> None:
-    with workspace_scope(room.workspace):
-        results = dataroom_store(workspace=room.workspace, entries=[CONTRACT], user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(room.workspace, CONTRACT)
 
 
 def test_every_url_pattern_answers_with_the_security_headers(room: Room, document):

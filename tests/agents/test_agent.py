@@ -12,45 +12,23 @@ from django.utils import timezone
 
 from agents.chat import run_turn
 from agents.models import Turn, TurnStatus
-from agents.selectors import trace_steps
 from agents.services import turn_ask, turn_decide
 from search.models import RelevanceJudgment
-from search.selectors import describe_data_room
-from tests.agents.conftest import STOP, call, final, tools
-from tests.conftest import BrenalisRoom
+from tests.helpers.agent import (
+    QUESTION,
+    STOP,
+    ask,
+    brenalis_id,
+    call,
+    expiring,
+    final,
+    steps,
+    tool_messages,
+    tools,
+)
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
-
-QUESTION = "Quels contrats avec le Groupe Brenalis expirent avant fin 2026 ?"
-
-
-def brenalis_id(room: BrenalisRoom) -> int:
-    with workspace_scope(room.workspace):
-        described = describe_data_room(workspace=room.workspace)
-    return next(e.entity_id for e in described.entities if e.name == "Groupe Brenalis")
-
-
-def expiring(room: BrenalisRoom, before: str = "2026-12-31") -> dict[str, Any]:
-    filters = {"entity_ids": [brenalis_id(room)], "end_date": {"before": before}}
-    return call("search_data_room", filters=filters)
-
-
-def ask(room: BrenalisRoom, question: str = QUESTION, **kwargs: Any) -> Turn:
-    turn = turn_ask(workspace=room.workspace, user=room.owner, question=question, **kwargs)
-    events: list[tuple[str, dict[str, Any]]] = []
-    run_turn(turn, user=room.owner, emit=lambda e, d: events.append((e, d)))
-    turn.events = events  # type: ignore[attr-defined]
-    return turn
-
-
-def steps(turn: Turn) -> list[Any]:
-    with workspace_scope(turn.workspace):
-        return trace_steps(turn=turn)
-
-
-def tool_messages(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
 
 
 def test_a_listing_answer_cites_by_index_and_the_code_substitutes_the_contract(

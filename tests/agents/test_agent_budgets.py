@@ -17,10 +17,9 @@ from django.test import Client
 
 from agents.chat._egress import external_refusal
 from agents.models import Turn, TurnStatus
-from tests.agents.conftest import STOP, call, final, tools
-from tests.agents.test_agent import ask, steps, tool_messages
-from tests.conftest import Room, login
 from tests.fake_ollama import FakeOllama
+from tests.helpers.agent import STOP, ask, call, final, steps, tool_messages, tools
+from tests.helpers.rooms import Room, login
 from workspaces.tokens import token_create
 
 pytestmark = pytest.mark.django_db

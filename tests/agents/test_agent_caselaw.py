@@ -11,8 +11,7 @@ import pytest
 
 from agents.chat._tools import agent_tools, needs_approval, tool_schemas
 from agents.models import TurnStatus
-from tests.agents.conftest import STOP, call, final, tools
-from tests.agents.test_agent import ask, steps, tool_messages
+from tests.helpers.agent import STOP, ask, call, final, steps, tool_messages, tools
 
 pytestmark = pytest.mark.django_db
 FIRST = "/Ariane_Web/AW_DCE/|480001"  # the newest class A decision of the fake corpus

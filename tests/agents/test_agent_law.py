@@ -16,8 +16,7 @@ from agents.chat._law import graph_view
 from agents.chat._sources import SourceBook
 from agents.chat._tools import agent_tools, tool_schemas
 from agents.models import TurnStatus
-from tests.agents.conftest import STOP, call, final, tools
-from tests.agents.test_agent import ask, steps, tool_messages
+from tests.helpers.agent import STOP, ask, call, final, steps, tool_messages, tools
 from tests.sources.factories import import_code, import_demo, version
 
 pytestmark = pytest.mark.django_db

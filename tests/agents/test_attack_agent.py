@@ -16,9 +16,9 @@ from agents.services import turn_ask
 from agents.tools import call_tool
 from core.llm import LlmReply, ToolCall
 from search.models import RelevanceJudgment
-from tests.agents.conftest import STOP, call, final, tools
-from tests.agents.test_chat_pages import streamed
-from tests.conftest import BrenalisRoom, login
+from tests.helpers.agent import STOP, call, final, streamed, tools
+from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import BrenalisRoom, login
 from workspaces.tenancy import current_scope, workspace_scope
 from workspaces.tokens import token_create
 
@@ -200,9 +200,6 @@ def _outside_delimiters(text: str) -> str:
 
 
 def test_document_titles_reach_the_model_only_between_delimiters(room):
-    from documents.pipeline import run_in_process
-    from documents.services import batch_create, dataroom_store
-
     entry = {
         "filename": "bail.txt",
         "title": INJECTED_TITLE,
@@ -211,10 +208,7 @@ def test_document_titles_reach_the_model_only_between_delimiters(room):
         "signature_date": "2022-01-10",
         "content": "BAIL COMMERCIAL\n\nARTICLE 1 — LOYER\nLe loyer annuel est de 24 000 euros.",
     }
-    with workspace_scope(room.workspace):
-        stored = dataroom_store(workspace=room.workspace, entries=[entry], user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=stored, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(room.workspace, entry)
     llm = InThread(
         calls(("search_data_room", {"query": "loyer"})),
         LlmReply(model="m"),

@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict
 from agents.mcp.server import Caller, _call, authenticate
 from agents.tools import ToolError, call_tool
 from agents.tools.registry import REGISTRY, Tool, ToolContext, register
-from tests.conftest import Room
-from tests.factories import WorkspaceFactory, make_membership
+from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent, Role
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_create
@@ -106,21 +106,21 @@ def _queries_per_call(room: Room, name: str) -> int:
 
 
 def test_the_cost_does_not_grow_with_the_users_workspaces(room: Room, noop: str):
-    make_membership(workspace=room.foreign_workspace, user=room.owner, role=Role.VIEWER)
+    MembershipFactory(workspace=room.foreign_workspace, user=room.owner, role=Role.VIEWER)
     for number in range(2):
         other = WorkspaceFactory(firm=room.firm, slug=f"other-{number}")
-        make_membership(workspace=other, user=room.viewer, role=Role.VIEWER)
+        MembershipFactory(workspace=other, user=room.viewer, role=Role.VIEWER)
     few = _queries_per_call(room, noop)
     for number in range(2, 7):
         other = WorkspaceFactory(firm=room.firm, slug=f"other-{number}")
-        make_membership(workspace=other, user=room.viewer, role=Role.VIEWER)
+        MembershipFactory(workspace=other, user=room.viewer, role=Role.VIEWER)
     # The call names its workspace: the scope holds that one, whatever the user's others.
     assert _queries_per_call(room, noop) == few == 9
 
 
 def test_the_cheaper_path_keeps_token_restriction_and_audit(room: Room, noop: str):
     other = WorkspaceFactory(firm=room.firm, slug="other")
-    make_membership(workspace=other, user=room.viewer, role=Role.VIEWER)
+    MembershipFactory(workspace=other, user=room.viewer, role=Role.VIEWER)
     token, _ = token_create(user=room.viewer, name="cost", workspaces=[other])
     with pytest.raises(ToolError) as refused:
         call_tool(name=noop, arguments=ARGUMENTS, user=room.viewer, token=token)

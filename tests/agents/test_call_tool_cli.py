@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from tests.sources.factories import import_demo
 
 pytestmark = pytest.mark.django_db

@@ -23,10 +23,9 @@ from django.test import Client, override_settings
 
 from agents.models import Turn
 from agents.services import turn_ask
-from tests.agents.conftest import STOP, Script, final, tools
-from tests.agents.test_agent import expiring
-from tests.conftest import BrenalisRoom
 from tests.fake_ollama import FakeOllama
+from tests.helpers.agent import STOP, Script, expiring, final, tools
+from tests.helpers.rooms import BrenalisRoom
 
 pytestmark = pytest.mark.django_db
 

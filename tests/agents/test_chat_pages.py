@@ -6,40 +6,20 @@ from __future__ import annotations
 
 import json
 from io import StringIO
-from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from django_q.conf import Conf
 
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask
 from agents.tools import call_tool
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
-from tests.agents.conftest import STOP, call, final, tools
-from tests.agents.test_agent import QUESTION, expiring
-from tests.conftest import Room, login
+from tests.helpers.agent import QUESTION, STOP, call, expiring, final, streamed, tools
+from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
-
-
-def events(body: bytes) -> list[tuple[str, dict[str, Any]]]:
-    found = []
-    for block in body.decode().split("\n\n"):
-        lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-        if "event" in lines:
-            found.append((lines["event"], json.loads(lines["data"])))
-    return found
-
-
-def streamed(client: Client, turn: Turn) -> list[tuple[str, dict[str, Any]]]:
-    url = f"/w/{turn.workspace.slug}/chat/turns/{turn.pk}/events/"
-    response = client.get(url)
-    assert response.status_code == 200 and response["Content-Type"] == "text/event-stream"
-    return events(b"".join(response.streaming_content))  # type: ignore[attr-defined]
 
 
 def test_the_page_streams_plan_tools_sources_tokens_then_done(brenalis_room, ollama):
@@ -241,10 +221,7 @@ INJECTION = {
 def test_a_contract_giving_orders_changes_no_call_and_reaches_no_other_workspace(
     room: Room, ollama
 ):
-    with workspace_scope(room.workspace):
-        stored = dataroom_store(workspace=room.workspace, entries=[INJECTION], user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=stored, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(room.workspace, INJECTION)
     foreign = room.foreign_workspace.slug
     fake = ollama(
         tools(call("search_data_room", query="loyer")),

@@ -18,8 +18,9 @@ from django.utils import translation
 
 from agents.status import llm_status
 from core import embeddings
-from tests.conftest import TEST_EMBEDDING_MODEL, Room
 from tests.fake_ollama import VERSION, FakeOllama
+from tests.helpers.data import TEST_EMBEDDING_MODEL
+from tests.helpers.rooms import Room
 
 pytestmark = pytest.mark.django_db
 

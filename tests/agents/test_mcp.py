@@ -13,7 +13,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -39,11 +38,11 @@ from compliance.models import Flag
 from compliance.playbooks import default_playbooks, parse_playbook
 from compliance.services import playbook_assign, playbook_import, scan_create
 from documents.models import Document
-from documents.pipeline import run_in_process, store_files
 from documents.services import workspace_purge_throwaway
 from lab.agents.bench.mcp import server_timing
 from sources.models import CaseLawHit, CaseLawResponse, LegalCode
-from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
+from tests.factories import FirmFactory, MembershipFactory, UserFactory, WorkspaceFactory
+from tests.helpers.contracts import ingest_files
 from tests.sources.factories import import_demo
 from workspaces.models import PersonalToken, Role, User, Workspace
 from workspaces.tenancy import firm_scope, workspace_scope
@@ -133,38 +132,27 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _ingest(workspace: Workspace, user: User, folder: Path, files: dict[str, str]) -> None:
-    folder.mkdir()
-    paths = []
-    for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
-        paths.append(folder / name)
-    batch, _results = store_files(workspace=workspace, paths=paths, user=user)
-    run_in_process(workspace=workspace, batch=batch)
-
-
 def _remove(workspace: Workspace) -> None:
     workspace_purge_throwaway(workspace=workspace)
 
 
 @pytest.fixture(scope="module")
-def world(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[World]:
+def world(django_db_setup, django_db_blocker) -> Iterator[World]:
     """Two firms' rooms committed to the test database, and uvicorn serving config.asgi in a
     thread: the server's threads open their own connections, so the data must be committed
     (not inside a test transaction). Everything is removed at the end of the module."""
     from config.asgi import application
 
-    folder = tmp_path_factory.mktemp("mcp")
     with django_db_blocker.unblock():
         firm_a, firm_b = FirmFactory(name="Cabinet MCP A"), FirmFactory(name="Cabinet MCP B")
         user_a = UserFactory(firm=firm_a, email="a@mcp.test")
         user_b = UserFactory(firm=firm_b, email="b@mcp.test")
         workspace_a = WorkspaceFactory(firm=firm_a, slug="mcp-alpha", title="MCP Alpha")
         workspace_b = WorkspaceFactory(firm=firm_b, slug="mcp-beta", title="MCP Beta")
-        make_membership(workspace=workspace_a, user=user_a, role=Role.OWNER)
-        make_membership(workspace=workspace_b, user=user_b, role=Role.OWNER)
-        _ingest(workspace_a, user_a, folder / "a", CONTRACTS_A)
-        _ingest(workspace_b, user_b, folder / "b", CONTRACTS_B)
+        MembershipFactory(workspace=workspace_a, user=user_a, role=Role.OWNER)
+        MembershipFactory(workspace=workspace_b, user=user_b, role=Role.OWNER)
+        ingest_files(workspace_a, CONTRACTS_A, user=user_a)
+        ingest_files(workspace_b, CONTRACTS_B, user=user_b)
         flag_a = _flag(workspace_a, user_a)
         _, token_a = token_create(user=user_a, name="test a")
         _, token_b = token_create(user=user_b, name="test b")

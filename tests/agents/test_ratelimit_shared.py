@@ -13,7 +13,7 @@ from django.db import connection
 from django.test import override_settings
 
 from agents.tools import ToolError, call_tool
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.tokens import token_create
 
 pytestmark = pytest.mark.django_db(transaction=True)

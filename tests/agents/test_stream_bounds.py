@@ -21,7 +21,7 @@ from django.test import Client, override_settings
 
 from agents.models import Turn, TurnStatus
 from agents.services import turn_ask, turn_claim, turn_save
-from tests.factories import FirmFactory, UserFactory, WorkspaceFactory, make_membership
+from tests.factories import FirmFactory, MembershipFactory, UserFactory, WorkspaceFactory
 from workspaces.models import Role, User, Workspace
 
 # The server's threads must see the test's rows: no test transaction around them.
@@ -54,7 +54,7 @@ def _free_port() -> int:
 
 def _member(workspace: Workspace, email: str) -> Member:
     user = UserFactory(firm=workspace.firm, email=email)
-    make_membership(workspace=workspace, user=user, role=Role.OWNER)
+    MembershipFactory(workspace=workspace, user=user, role=Role.OWNER)
     client = Client()
     client.force_login(user)
     return Member(user, client.cookies["sessionid"].value)

@@ -9,8 +9,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from agents import telemetry
 from agents.chat import run_turn
 from agents.services import turn_ask
-from tests.agents.conftest import STOP, final, tools
-from tests.agents.test_agent import expiring
+from tests.helpers.agent import STOP, expiring, final, tools
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from agents.tools import REGISTRY, call_tool, tool_definitions
 from agents.tools.registry import AnyObject
 from compliance.playbooks import default_playbooks
 from documents.services import workspace_purge_throwaway
-from tests.conftest import shared_data
+from tests.helpers.data import shared_data
 from tests.sources.factories import import_demo
 from workspaces.models import User, Workspace
 

@@ -12,48 +12,13 @@ from django.test import Client
 from django.utils import timezone
 
 from agents.tools import ToolError, call_tool, tool_definitions
-from documents.pipeline import run_in_process
-from documents.services import StoreResult, batch_create, dataroom_store
-from tests.conftest import Room
+from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import tenant_scope
 from workspaces.tokens import token_authenticate, token_create, token_revoke
 
 pytestmark = pytest.mark.django_db
-
-ENTRIES = [
-    {
-        "filename": "bail.pdf",
-        "title": "Bail commercial — SCI Alpha / Boutique Beta",
-        "parties": ["SCI Alpha", "Boutique Beta SARL"],
-        "contract_type": "bail commercial",
-        "signature_date": "2022-01-10",
-        "end_date": "2031-01-09",
-        "governing_law": "droit français",
-        "content": "BAIL COMMERCIAL\n\nARTICLE 1 — DURÉE\nNeuf ans.\n\n"
-        "ARTICLE 2 — LOYER\nLe loyer annuel est de 24 000 euros.",
-    },
-    {
-        "filename": "nda.pdf",
-        "title": "NDA — Boutique Beta / Gamma Ltd",
-        "parties": ["Boutique Beta SARL", "Gamma Ltd"],
-        "contract_type": "accord de confidentialité",
-        "signature_date": "2024-05-02",
-        "end_date": None,
-        "governing_law": "English law",
-        "content": "NON-DISCLOSURE AGREEMENT\n\n1. Confidential Information\nEach party keeps "
-        "the other's information secret.\n\n2. Governing Law\nThis agreement is governed by "
-        "English law.",
-    },
-]
-
-
-def _load(room: Room, workspace=None) -> None:
-    workspace = workspace or room.workspace
-    with tenant_scope(workspace_ids=[workspace.pk]):
-        results: list[StoreResult] = dataroom_store(workspace=workspace, entries=ENTRIES, user=None)
-        batch = batch_create(workspace=workspace, label="t", results=results, user=None)
-    run_in_process(workspace=workspace, batch=batch)
 
 
 def _bearer(raw: str) -> dict[str, str]:
@@ -91,7 +56,7 @@ def test_definitions_are_flat_for_small_models():
 
 
 def test_rest_tool_call_with_token_matches_the_cli(room: Room, client: Client):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     _, raw = token_create(user=room.viewer, name="test")
     args = {"filters": {"end_date": {"before": "2030-12-31"}}}
     response = client.post(
@@ -141,7 +106,7 @@ def test_cli_invalid_arguments_print_error_json_and_exit_2(room: Room, capsys):
 
 
 def test_outsider_token_never_sees_another_workspace(room: Room, client: Client):
-    _load(room, room.foreign_workspace)
+    ingest_lease_and_nda(room.foreign_workspace)
     _, raw = token_create(user=room.viewer, name="a")
     responses = []
     for slug in ("deal-beta", "no-such-room"):

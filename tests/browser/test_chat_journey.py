@@ -13,24 +13,18 @@ import re
 import pytest
 
 from documents.models import Chunk
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
-from tests.agents.conftest import STOP, call, final, ollama, tools
-from tests.browser.conftest import PLAYWRIGHT_MISSING, axe_check, screenshot
-from tests.test_permission_matrix import CONTRACT
+from tests.helpers.agent import STOP, call, final, tools
+from tests.helpers.browser import PLAYWRIGHT_MISSING, axe_check, screenshot
+from tests.helpers.contracts import LEASE, ingest_entries
 from workspaces.tenancy import workspace_scope
 
 expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-__all__ = ["ollama"]  # the fixture, from the agents' tests
 
 
 def _room_with_a_lease(room):
-    with workspace_scope(room.workspace):
-        stored = dataroom_store(workspace=room.workspace, entries=[CONTRACT], user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=stored, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(room.workspace, LEASE)
     with workspace_scope(room.workspace):
         return Chunk.objects.filter(workspace=room.workspace, heading__icontains="loyer").get()
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import _note_csp_violation, log_in
-from tests.conftest import Room
+from tests.helpers.browser import log_in, note_csp_violation
+from tests.helpers.rooms import Room
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -53,7 +53,7 @@ def test_htmx_runs_without_its_injected_style(firm_admin_page: Any):
 def test_injected_inline_code_is_refused_and_reported(context: Any, room: Room):
     page = context.new_page()
     refused: list[str] = []
-    page.on("console", lambda message: _note_csp_violation(message, refused))
+    page.on("console", lambda message: note_csp_violation(message, refused))
     log_in(page, room.owner.email)
     page.evaluate(
         """() => {

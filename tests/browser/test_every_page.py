@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from core.embeddings import embedding_model_name
 from search.models import SearchAdapter
-from tests.browser.conftest import axe_check, log_in
 from tests.factories import UserFactory
+from tests.helpers.browser import axe_check, log_in
 from workspaces.tokens import token_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -20,7 +20,7 @@ from django.db.models import F
 
 from documents.models import Document, IngestBatch
 from documents.pipeline import run_in_process
-from tests.browser.conftest import PLAYWRIGHT_MISSING, axe_check, screenshot
+from tests.helpers.browser import PLAYWRIGHT_MISSING, axe_check, screenshot
 from workspaces.tenancy import tenant_scope
 
 expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect

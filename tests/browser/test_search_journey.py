@@ -17,8 +17,8 @@ import pytest
 
 from documents.models import IngestBatch
 from documents.pipeline import run_in_process
-from tests.browser.conftest import PLAYWRIGHT_MISSING, axe_check, screenshot
-from tests.conftest import shared_data
+from tests.helpers.browser import PLAYWRIGHT_MISSING, axe_check, screenshot
+from tests.helpers.data import shared_data
 from workspaces.tenancy import workspace_scope
 
 expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import PLAYWRIGHT_MISSING, axe_check, screenshot
+from tests.helpers.browser import PLAYWRIGHT_MISSING, axe_check, screenshot
 from workspaces.models import PersonalToken
 
 expect = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING).expect

@@ -9,8 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from compliance.models import Playbook
 from compliance.playbooks import default_playbooks
-from tests.conftest import Room, login
 from tests.factories import FirmFactory, UserFactory
+from tests.helpers.rooms import Room, login
 
 pytestmark = pytest.mark.django_db
 IMPORT = "/admin/compliance/playbook/import/"

@@ -18,7 +18,7 @@ from agents.tools import call_tool
 from compliance.export import csv_cell
 from compliance.models import Flag, FlagEvent, FlagStatus
 from compliance.playbooks import default_playbooks
-from tests.conftest import BrenalisRoom, login
+from tests.helpers.rooms import BrenalisRoom, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db

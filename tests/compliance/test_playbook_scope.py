@@ -13,7 +13,7 @@ from agents.tools import call_tool
 from compliance.models import Flag, Scan
 from compliance.playbooks import PlaybookInvalid, default_playbooks, in_scope, parse_playbook
 from documents.models import Document
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
 ENGLISH = (

@@ -19,8 +19,8 @@ from compliance.checks import Article, RuleView, check_contract, custom_types
 from compliance.models import Playbook
 from compliance.patterns import PatternRefused, pattern_compile
 from compliance.playbooks import PlaybookInvalid, parse_playbook
-from tests.conftest import Room, login
 from tests.factories import UserFactory
+from tests.helpers.rooms import Room, login
 
 IMPORT = "/admin/compliance/playbook/import/"
 # Each took gigabytes to compile on a backtracking engine (the first 8.4 GB and 30 s).

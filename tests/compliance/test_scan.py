@@ -14,7 +14,7 @@ from compliance.models import Flag, FlagEvent, Playbook
 from compliance.playbooks import PlaybookInvalid, default_playbooks, parse_playbook
 from compliance.quantities import quantities
 from compliance.services import playbook_import
-from tests.conftest import BrenalisRoom
+from tests.helpers.rooms import BrenalisRoom
 from workspaces.tenancy import firm_scope, workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -184,7 +184,7 @@ def test_quantities_are_read_in_french_and_english(text, quantity, expected):
 
 
 def test_the_viewer_shows_a_flag_beside_the_article_it_cites(brenalis_room, scanned):
-    from tests.conftest import login
+    from tests.helpers.rooms import login
 
     slug = brenalis_room.workspace.slug
     page = login(brenalis_room.viewer).get(f"/w/{slug}/documents/c01/").content.decode()

@@ -10,9 +10,8 @@ from django.db import connections, transaction
 from documents import listeners, services
 from documents.models import DocumentLink, DuplicateGroup, DuplicateMember
 from documents.pipeline import run_in_process
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
-from tests.documents.test_tasks import AMENDMENT, _store
+from tests.helpers.contracts import AMENDMENT, CONTRACT, store_texts
+from tests.helpers.rooms import Room
 from workspaces.locks import LockNamespace, workspace_xact_try_lock
 from workspaces.tenancy import tenant_scope
 
@@ -62,12 +61,13 @@ def _lock_is_free_elsewhere(workspace_id: int) -> bool:
 
 
 def test_analysis_run_twice_keeps_the_same_links_and_groups(room: Room):
-    batch = _store(
-        room,
+    batch = store_texts(
+        room.workspace,
         ("contrat.txt", CONTRACT),
         ("avenant.txt", AMENDMENT),
         ("nda.txt", NDA),
         ("nda copie.txt", NDA + "\n"),
+        user=room.owner,
     )
     run_in_process(workspace=room.workspace, batch=batch)
     first = _links_and_groups(room)

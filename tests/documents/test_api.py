@@ -8,8 +8,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT, TINY_DATAROOM, zip_of
+from tests.helpers.contracts import CONTRACT, TINY_DATAROOM, zip_of
+from tests.helpers.rooms import Room
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from documents.models import IngestBatch
 from documents.pipeline import batch_report, run_in_process, wait_for_batch
 from documents.selectors import BatchFailure, batch_status
 from documents.services import StoreResult, batch_create, document_store
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
+from tests.helpers.contracts import CONTRACT
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,8 @@ from django.test import override_settings
 from core.embeddings import embedding_model_name
 from documents.clause_types import Classifier, classifier_for, family_prior
 from documents.models import Chunk, ClauseClassifier
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
-from tests.conftest import Room
+from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -123,11 +122,9 @@ def test_one_firms_labels_never_become_every_firms_default(room: Room, tmp_path)
 
 
 def _ingest(room: Room, text: str) -> None:
-    entries = [{"filename": "c.txt", "title": "Supply agreement", "content": text}]
-    with tenant_scope(workspace_ids=[room.workspace.pk]):
-        results = dataroom_store(workspace=room.workspace, entries=entries, user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(
+        room.workspace, {"filename": "c.txt", "title": "Supply agreement", "content": text}
+    )
 
 
 CONTRACT = (

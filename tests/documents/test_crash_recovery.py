@@ -20,7 +20,8 @@ from django.db.models import Count
 from documents.models import Chunk, Document, DocumentStatus
 from documents.pipeline import queue_batch, store_named
 from documents.services import batch_create
-from tests.conftest import TEST_EMBEDDING_MODEL, Room
+from tests.helpers.data import TEST_EMBEDDING_MODEL
+from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,8 +19,8 @@ from documents.models import (
     DuplicateMember,
     Entity,
 )
-from tests.conftest import Room
-from tests.factories import WorkspaceFactory, make_membership
+from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import Room
 from workspaces.models import Role, Workspace
 from workspaces.tenancy import tenant_scope
 
@@ -111,7 +111,7 @@ def test_home_query_count_does_not_grow_with_workspaces_or_documents(
 ):
     for n in range(5):
         extra = WorkspaceFactory(firm=room.firm, slug=f"extra-{n}")
-        make_membership(workspace=extra, user=room.viewer, role=Role.EDITOR)
+        MembershipFactory(workspace=extra, user=room.viewer, role=Role.EDITOR)
         for number in range(1, 4):
             _document(extra, number)
     with django_assert_max_num_queries(9):

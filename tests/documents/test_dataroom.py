@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from documents.models import Chunk, Document, DocumentLink, DocumentStatus, DuplicateGroup, Entity
 from documents.services import workspace_purge_throwaway
-from tests.conftest import TEST_EMBEDDING_MODEL, shared_data
+from tests.helpers.data import TEST_EMBEDDING_MODEL, shared_data
 from workspaces.models import Workspace
 from workspaces.tenancy import tenant_scope
 

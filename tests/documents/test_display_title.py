@@ -17,7 +17,7 @@ from compliance.models import Flag
 from compliance.playbooks import default_playbooks
 from compliance.selectors import flag_contracts
 from documents.models import Document, title_for_display
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,8 @@ import pytest
 
 from documents.models import Chunk, Document, DocumentStatus
 from documents.services import _fair_shares, chunks_embed_pending, document_process
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
-from tests.documents.test_tasks import _store
+from tests.helpers.contracts import CONTRACT, store_texts
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 BIG_CONTRACT = "CONTRAT CADRE DE FOURNITURE\n\n" + "\n\n".join(
@@ -27,7 +26,9 @@ def test_fair_shares_take_turns_with_the_fewest_left_first():
 
 @pytest.mark.django_db
 def test_small_document_queued_after_a_big_one_is_embedded_in_the_next_batch(room: Room):
-    batch = _store(room, ("cadre.txt", BIG_CONTRACT), ("petit.txt", CONTRACT))
+    batch = store_texts(
+        room.workspace, ("cadre.txt", BIG_CONTRACT), ("petit.txt", CONTRACT), user=room.owner
+    )
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         big, small = Document.objects.filter(pk__in=batch.document_ids).order_by("pk")
         for document in (big, small):

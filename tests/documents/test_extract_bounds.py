@@ -29,7 +29,7 @@ from documents.parsing._isolated import STARTUP_SECONDS
 from documents.pipeline import store_named
 from documents.services import document_process, document_store
 from lab.agents.bench import hostile_pdf
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,8 @@ from django.utils import translation
 
 from documents.models import Chunk, Document, DocumentStatus, IngestBatch
 from documents.services import IngestError, dataroom_store, document_process, document_store
-from tests.conftest import Room
+from tests.helpers.contracts import CONTRACT, ingest_command
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent
 from workspaces.tenancy import tenant_scope, workspace_scope
 
@@ -36,55 +37,10 @@ def _english():
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CONTRACT = """CONTRAT DE PRESTATION DE SERVICES
-
-Entre la société Alpha Conseil SAS et la société Beta Industrie SARL.
-
-ARTICLE 1 — OBJET
-Alpha Conseil assiste Beta Industrie dans la revue de ses contrats fournisseurs.
-
-ARTICLE 2 — DURÉE
-Le contrat est conclu pour une durée de deux ans à compter de sa signature.
-
-ARTICLE 3 — LOI APPLICABLE
-Le présent contrat est soumis au droit français.
-"""
-
-
-def zip_of(members: dict[str, str]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, text in members.items():
-            archive.writestr(name, text)
-    return buffer.getvalue()
-
-
-# Written for these tests: two contracts in the data-room format (filename, content, metadata).
-TINY_DATAROOM = [
-    {"filename": "bail_test.txt", "title": "Bail de test", "content": CONTRACT},
-    {
-        "filename": "avenant_test.txt",
-        "title": "Avenant de test",
-        "content": "AVENANT N° 1\n\nARTICLE 1 — OBJET\nLa durée du contrat est portée à trois ans.",
-    },
-]
-
-
-def ingest(*paths: Path, expect_exit: int | None = None) -> str:
-    out = StringIO()
-    args = ["ingest", *map(str, paths), "--workspace", "deal-alpha", "--in-process"]
-    if expect_exit is None:
-        call_command(*args, stdout=out)
-    else:
-        with pytest.raises(SystemExit) as exited:
-            call_command(*args, stdout=out)
-        assert exited.value.code == expect_exit
-    return out.getvalue()
-
 
 def test_text_file_is_stored_chunked_and_embedded(room: Room, tmp_path: Path):
     (tmp_path / "prestation.txt").write_text(CONTRACT)
-    output = ingest(tmp_path / "prestation.txt")
+    output = ingest_command(tmp_path / "prestation.txt")
     assert "1 stored" in output
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         document = Document.objects.get()
@@ -101,10 +57,10 @@ def test_text_file_is_stored_chunked_and_embedded(room: Room, tmp_path: Path):
 def test_same_bytes_twice_is_one_document_without_new_chunks(room: Room, tmp_path: Path):
     (tmp_path / "a.txt").write_text(CONTRACT)
     (tmp_path / "copy of a.txt").write_text(CONTRACT)
-    ingest(tmp_path / "a.txt")
+    ingest_command(tmp_path / "a.txt")
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         chunk_ids = set(Chunk.objects.values_list("pk", flat=True))
-    output = ingest(tmp_path / "copy of a.txt")
+    output = ingest_command(tmp_path / "copy of a.txt")
     assert "0 stored, 1 already present" in output
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         document = Document.objects.get()
@@ -118,7 +74,7 @@ def test_bad_files_are_refused_one_by_one_and_the_batch_goes_on(room: Room, tmp_
     (tmp_path / "fake.pdf").write_text("this is not a pdf")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<>> garbage")
     (tmp_path / "tool.exe").write_bytes(b"MZ\x90\x00")
-    output = ingest(tmp_path, expect_exit=1)
+    output = ingest_command(tmp_path, expect_exit=1)
     assert "refused" in output
     assert "empty.txt" in output and "fake.pdf" in output and "tool.exe" in output
     with tenant_scope(workspace_ids=[room.workspace.pk]):
@@ -138,7 +94,7 @@ def test_zip_is_expanded_and_unsafe_members_refused(room: Room, tmp_path: Path):
         archive.writestr("../evil.txt", "escape attempt")
         archive.writestr("room/notes.md", "# Notes\n\nARTICLE 1 — Objet\nRien.")
     (tmp_path / "room.zip").write_bytes(buffer.getvalue())
-    output = ingest(tmp_path / "room.zip", expect_exit=1)
+    output = ingest_command(tmp_path / "room.zip", expect_exit=1)
     assert "evil.txt" in output
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         documents = {d.filename: d for d in Document.objects.all()}
@@ -173,8 +129,8 @@ def test_unknown_workspace_is_an_error(tmp_path: Path, room: Room):
 def test_failed_document_does_not_block_others_and_is_retried(room: Room, tmp_path: Path):
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj <<>> garbage")
     (tmp_path / "good.txt").write_text(CONTRACT)
-    ingest(tmp_path, expect_exit=1)
-    output = ingest(tmp_path / "broken.pdf", expect_exit=1)
+    ingest_command(tmp_path, expect_exit=1)
+    output = ingest_command(tmp_path / "broken.pdf", expect_exit=1)
     assert "failed" in output
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         assert Document.objects.filter(status=DocumentStatus.EMBEDDED).count() == 1
@@ -187,7 +143,7 @@ def test_command_with_an_unloadable_model_fails_with_a_command_error(
     settings.LEXROOM_EMBEDDING_MODEL = "lexroom-test/no-such-model"
     (tmp_path / "a.txt").write_text(CONTRACT)
     with pytest.raises(CommandError, match="LEXROOM_EMBEDDING_MODEL"):
-        ingest(tmp_path / "a.txt")
+        ingest_command(tmp_path / "a.txt")
 
 
 def test_command_line_shows_an_unloadable_model_as_one_line(tmp_path: Path):
@@ -213,7 +169,7 @@ def test_document_over_the_character_limit_is_kept_and_failed_without_chunks(
 ):
     settings.LEXROOM_MAX_DOCUMENT_CHARS = 100
     (tmp_path / "long.txt").write_text(CONTRACT)
-    output = ingest(tmp_path / "long.txt", expect_exit=1)
+    output = ingest_command(tmp_path / "long.txt", expect_exit=1)
     assert "LEXROOM_MAX_DOCUMENT_CHARS" in output
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         document = Document.objects.get()
@@ -230,7 +186,7 @@ def test_document_over_the_chunk_limit_is_kept_and_failed_without_chunks(
 ):
     settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT = 2  # the contract has a preamble and 3 articles
     (tmp_path / "many.txt").write_text(CONTRACT)
-    ingest(tmp_path / "many.txt", expect_exit=1)
+    ingest_command(tmp_path / "many.txt", expect_exit=1)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         document = Document.objects.get()
         assert document.status == DocumentStatus.FAILED
@@ -243,7 +199,7 @@ def test_reprocessing_under_a_lower_limit_drops_the_earlier_chunks(
     room: Room, tmp_path: Path, settings
 ):
     (tmp_path / "contrat.txt").write_text(CONTRACT)
-    ingest(tmp_path / "contrat.txt")
+    ingest_command(tmp_path / "contrat.txt")
     settings.LEXROOM_MAX_CHUNKS_PER_DOCUMENT = 2
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         document = document_process(

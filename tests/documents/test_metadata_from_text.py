@@ -13,10 +13,8 @@ from fpdf import FPDF
 from agents.tools import call_tool
 from documents.extraction import Finding, PartialDate
 from documents.models import Document
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
-from tests.conftest import Room, login
-from tests.documents.test_ingest import ingest
+from tests.helpers.contracts import ingest_command, ingest_entries
+from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -53,14 +51,6 @@ def french_pdf(path: Path) -> Path:
     return path
 
 
-def _store(room: Room, *entries: dict[str, object]) -> None:
-    workspace = room.workspace
-    with workspace_scope(workspace):
-        results = dataroom_store(workspace=workspace, entries=list(entries), user=None)
-        batch = batch_create(workspace=workspace, label="t", results=results, user=None)
-    run_in_process(workspace=workspace, batch=batch)
-
-
 def _document(room: Room, ref: str = "c01") -> Document:
     with workspace_scope(room.workspace):
         return Document.objects.prefetch_related("parties__entity").get(ref=ref)
@@ -75,7 +65,7 @@ def _tool(room: Room, name: str, **arguments: object) -> dict:
 
 @pytest.fixture
 def french_upload(room: Room, tmp_path: Path) -> Room:
-    ingest(french_pdf(tmp_path / "prestation.pdf"))
+    ingest_command(french_pdf(tmp_path / "prestation.pdf"))
     return room
 
 
@@ -146,7 +136,7 @@ EXACT = {
 
 
 def test_a_year_only_signature_passes_a_bound_after_its_year(room: Room):
-    _store(room, YEAR_ONLY, EXACT)
+    ingest_entries(room.workspace, YEAR_ONLY, EXACT)
     body = _tool(room, "search_data_room", filters={"signature_date": {"before": "2010-01-01"}})
     assert sorted(r["contract_id"] for r in body["results"]) == ["c01", "c02"]
     year_only = next(r for r in body["results"] if r["contract_id"] == "c01")
@@ -156,7 +146,7 @@ def test_a_year_only_signature_passes_a_bound_after_its_year(room: Room):
 
 
 def test_a_year_only_signature_is_undecided_against_a_bound_inside_its_year(room: Room):
-    _store(room, YEAR_ONLY, EXACT)
+    ingest_entries(room.workspace, YEAR_ONLY, EXACT)
     body = _tool(room, "search_data_room", filters={"signature_date": {"before": "2004-06-30"}})
     assert body["results"] == []
     assert body["excluded_unknown"] == [
@@ -170,7 +160,7 @@ def test_a_year_only_signature_is_undecided_against_a_bound_inside_its_year(room
 
 
 def test_a_perpetual_contract_is_excluded_from_end_date_filters_with_that_reason(room: Room):
-    _store(room, YEAR_ONLY, EXACT)
+    ingest_entries(room.workspace, YEAR_ONLY, EXACT)
     document = _document(room)
     assert (document.end_date_kind, document.end_date) == ("perpetual", None)
     body = _tool(room, "search_data_room", filters={"end_date": {"after": "2000-01-01"}})
@@ -188,8 +178,8 @@ def test_a_perpetual_contract_is_excluded_from_end_date_filters_with_that_reason
 
 
 def test_a_date_that_does_not_exist_is_unknown_with_its_reason(room: Room):
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {
             "filename": "bad_date.txt",
             "content": "CONTRAT DE FOURNITURE\n\nFait à Paris, le 31/02/2024.\n",
@@ -202,8 +192,8 @@ def test_a_date_that_does_not_exist_is_unknown_with_its_reason(room: Room):
 
 
 def test_a_two_digit_year_is_never_shown_as_certain(room: Room):
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {"filename": "short.txt", "content": "CONTRAT DE PRÊT\n\nFait à Paris, le 12/03/23.\n"},
     )
     record = _document(room).provenance["signature_date"]
@@ -212,7 +202,9 @@ def test_a_two_digit_year_is_never_shown_as_certain(room: Room):
 
 
 def test_a_contract_without_preamble_or_dates_reads_as_unknown_without_error(room: Room):
-    _store(room, {"filename": "notes.txt", "content": "Quelques notes sans date ni parties."})
+    ingest_entries(
+        room.workspace, {"filename": "notes.txt", "content": "Quelques notes sans date ni parties."}
+    )
     document = _document(room)
     assert document.status != "failed"
     for field in ("signature_date", "end_date", "contract_type", "governing_law"):
@@ -221,8 +213,8 @@ def test_a_contract_without_preamble_or_dates_reads_as_unknown_without_error(roo
 
 
 def test_data_room_and_text_disagreeing_on_the_signature_raise_a_warning(room: Room):
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {
             "filename": "desaccord.txt",
             "signature_date": "2022-01-10",
@@ -252,8 +244,8 @@ def quoting_fallback(text: str, missing: list[str]) -> dict[str, object]:
 
 def test_fallback_answers_are_kept_only_when_their_quote_is_in_the_text(room: Room, settings):
     settings.LEXROOM_METADATA_FALLBACK = f"{__name__}.quoting_fallback"
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {"filename": "geneve.txt", "content": "Note.\n\nLes parties   choisissent Genève.\n"},
     )
     document = _document(room)
@@ -284,8 +276,8 @@ def test_every_role_and_contract_type_has_a_name_in_both_languages():
 
 
 def test_a_family_filter_selects_its_members(room: Room):
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {"filename": "bail.txt", "contract_type": "bail commercial", "content": "BAIL COMMERCIAL"},
         {"filename": "nda.txt", "contract_type": "accord de confidentialité", "content": "NDA"},
     )
@@ -296,8 +288,8 @@ def test_a_family_filter_selects_its_members(room: Room):
 
 
 def test_a_hostile_quote_is_shown_as_text_in_the_viewer(room: Room):
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {
             "filename": "hostile.txt",
             "content": "SUPPLY AGREEMENT\n\nThis Supply Agreement <script>alert(1)</script> is "
@@ -310,8 +302,8 @@ def test_a_hostile_quote_is_shown_as_text_in_the_viewer(room: Room):
 
 
 def test_a_term_from_the_signature_counts_from_the_data_rooms_signature_date(room: Room):
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {
             "filename": "sous_traitance.txt",
             "signature_date": "12/09/2025",
@@ -325,8 +317,8 @@ def test_a_term_from_the_signature_counts_from_the_data_rooms_signature_date(roo
 
 
 def test_a_siren_written_after_another_partys_name_is_not_attached_to_the_first(room: Room):
-    _store(
-        room,
+    ingest_entries(
+        room.workspace,
         {
             "filename": "sirens.txt",
             "content": "CONTRAT DE PRESTATION DE SERVICES\n\nEntre la société Quorvia SAS, "
@@ -339,7 +331,10 @@ def test_a_siren_written_after_another_partys_name_is_not_attached_to_the_first(
 
 
 def test_a_data_room_date_with_a_two_digit_year_is_only_probable(room: Room):
-    _store(room, {"filename": "court.txt", "signature_date": "03/05/04", "content": "CONTRAT"})
+    ingest_entries(
+        room.workspace,
+        {"filename": "court.txt", "signature_date": "03/05/04", "content": "CONTRAT"},
+    )
     document = _document(room)
     assert document.signature_date.isoformat() == "2004-05-03"
     assert document.provenance["signature_date"]["confidence"] < 0.85

@@ -18,9 +18,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agents.tools import call_tool
 from documents.models import Chunk, Document, DocumentStatus
-from documents.pipeline import run_in_process, store_named
-from documents.services import batch_create
-from tests.conftest import Room
+from tests.helpers.contracts import ingest_files
+from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -67,12 +66,9 @@ def mixed_pdf(tmp_path) -> bytes:
 
 
 def _ingest(room: Room, name: str, data: bytes) -> Document:
+    batch = ingest_files(room.workspace, {name: data}, user=room.owner, label=name)
     with workspace_scope(room.workspace):
-        results = store_named(workspace=room.workspace, name=name, data=data, user=room.owner)
-        batch = batch_create(workspace=room.workspace, label=name, results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
-    with workspace_scope(room.workspace):
-        return Document.objects.get(pk=results[0].document.pk)
+        return Document.objects.get(pk=batch.document_ids[0])
 
 
 def _chunks(room: Room, document: Document) -> list[Chunk]:
@@ -137,7 +133,7 @@ def test_without_ocr_a_scan_fails_with_the_reason_and_is_kept(room):
 
 
 def test_the_viewer_marks_ocr_text_with_its_confidence(room):
-    from tests.conftest import login
+    from tests.helpers.rooms import login
 
     document = _ingest(room, "scan.pdf", scanned_pdf(PAGE_ONE))
     page = login(room.viewer).get(f"/w/deal-alpha/documents/{document.ref}/")

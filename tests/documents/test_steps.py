@@ -24,9 +24,8 @@ from documents.services import (
     workspace_round,
 )
 from documents.tasks import process_document
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
-from tests.documents.test_tasks import AMENDMENT
+from tests.helpers.contracts import AMENDMENT, CONTRACT
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db

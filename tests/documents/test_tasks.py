@@ -9,46 +9,27 @@ from core.embeddings import resolve_model_path
 from documents.models import Chunk, Document, DocumentStatus, Entity
 from documents.pipeline import queue_batch, run_in_process
 from documents.services import (
-    StoreResult,
-    batch_create,
-    document_store,
     entity_merge,
     entity_split_alias,
 )
-from tests.conftest import TEST_EMBEDDING_MODEL, Room
-from tests.documents.test_ingest import CONTRACT
+from tests.helpers.contracts import AMENDMENT, CONTRACT, store_texts
+from tests.helpers.data import TEST_EMBEDDING_MODEL
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
-
-AMENDMENT = """AVENANT N°1 AU CONTRAT DE PRESTATION DE SERVICES
-
-Entre Alpha Conseil SAS et Beta Industrie SARL.
-
-ARTICLE 1 — CONTRAT MODIFIÉ
-Les parties modifient le contrat de prestation de services signé le 3 juin 2024.
-
-ARTICLE 2 — DURÉE
-Le terme du contrat est reporté au 31 décembre 2028.
-"""
-
-
-def _store(room: Room, *files: tuple[str, str]):
-    with tenant_scope(workspace_ids=[room.workspace.pk]):
-        results = []
-        for name, text in files:
-            document, created = document_store(
-                workspace=room.workspace, filename=name, data=text.encode(), user=room.owner
-            )
-            results.append(StoreResult(name, document, created))
-        return batch_create(workspace=room.workspace, label="t", results=results, user=room.owner)
 
 
 def test_queued_batch_runs_process_then_embed_then_analysis(
     room: Room, monkeypatch, django_capture_on_commit_callbacks
 ):
     monkeypatch.setattr(Conf, "SYNC", True)
-    batch = _store(room, ("contrat.txt", CONTRACT), ("contrat (1).txt", CONTRACT + "\n"))
+    batch = store_texts(
+        room.workspace,
+        ("contrat.txt", CONTRACT),
+        ("contrat (1).txt", CONTRACT + "\n"),
+        user=room.owner,
+    )
     with django_capture_on_commit_callbacks(execute=True):
         queued = queue_batch(workspace=room.workspace, batch=batch)
     assert queued == 2
@@ -63,7 +44,7 @@ def test_queued_batch_runs_process_then_embed_then_analysis(
 
 
 def test_changing_the_model_re_embeds_instead_of_mixing_vectors(room: Room, settings):
-    batch = _store(room, ("contrat.txt", CONTRACT))
+    batch = store_texts(room.workspace, ("contrat.txt", CONTRACT), user=room.owner)
     run_in_process(workspace=room.workspace, batch=batch)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         assert set(Chunk.objects.values_list("embedding_model", flat=True)) == {
@@ -82,7 +63,9 @@ def test_changing_the_model_re_embeds_instead_of_mixing_vectors(room: Room, sett
 
 
 def test_amendment_parties_and_entity_merge_split(room: Room):
-    batch = _store(room, ("contrat.txt", CONTRACT), ("avenant.txt", AMENDMENT))
+    batch = store_texts(
+        room.workspace, ("contrat.txt", CONTRACT), ("avenant.txt", AMENDMENT), user=room.owner
+    )
     run_in_process(workspace=room.workspace, batch=batch)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         amendment = Document.objects.get(filename="avenant.txt")

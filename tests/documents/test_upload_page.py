@@ -14,8 +14,8 @@ from django_q.conf import Conf
 from documents.models import IngestBatch
 from documents.pipeline import run_in_process
 from documents.selectors import batch_status
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT, zip_of
+from tests.helpers.contracts import CONTRACT, zip_of
+from tests.helpers.rooms import Room
 from workspaces.services import workspace_create
 from workspaces.tenancy import tenant_scope, workspace_scope
 

@@ -10,9 +10,8 @@ from django.test import Client
 from django.urls import reverse
 
 from documents.models import Chunk, Document
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
-from tests.conftest import BrenalisRoom, Room, login
+from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import BrenalisRoom, Room, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -117,10 +116,7 @@ def test_viewer_query_count_is_pinned(brenalis_room: BrenalisRoom, django_assert
 
 
 def _hostile_room(room: Room) -> None:
-    with workspace_scope(room.workspace):
-        results = dataroom_store(workspace=room.workspace, entries=[HOSTILE], user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(room.workspace, HOSTILE)
 
 
 def test_document_text_is_escaped_in_the_viewer_and_in_search(room: Room, owner_client: Client):

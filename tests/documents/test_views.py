@@ -11,9 +11,8 @@ from django.urls import reverse
 
 from documents.models import Chunk, Document, DocumentStatus
 from documents.services import document_process
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT, TINY_DATAROOM, zip_of
-from tests.documents.test_tasks import _store
+from tests.helpers.contracts import CONTRACT, TINY_DATAROOM, store_texts, zip_of
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -160,7 +159,7 @@ def test_document_page_shows_a_page_of_articles_and_links_to_the_next(
     owner_client: Client, room: Room, settings, english
 ):
     settings.LEXROOM_ARTICLES_PER_PAGE = 2  # the contract has a preamble and 3 articles
-    batch = _store(room, ("contrat.txt", CONTRACT))
+    batch = store_texts(room.workspace, ("contrat.txt", CONTRACT), user=room.owner)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         document_process(workspace_id=room.workspace.pk, document_id=batch.document_ids[0])
         every_heading = list(Chunk.objects.order_by("ordinal").values_list("heading", flat=True))

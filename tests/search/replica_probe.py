@@ -23,16 +23,15 @@ from django.db import connections  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from agents.tools.registry import call_tool  # noqa: E402
-from documents.pipeline import run_in_process  # noqa: E402
-from documents.services import batch_create, dataroom_store  # noqa: E402
 from search.replica import read_connection, replica_reads  # noqa: E402
+from tests.helpers.contracts import ingest_entries  # noqa: E402
 from workspaces.models import User, Workspace  # noqa: E402
 from workspaces.services import (  # noqa: E402
     firm_get_or_create,
     user_get_or_create,
     workspace_create,
 )
-from workspaces.tenancy import user_scope, workspace_scope  # noqa: E402
+from workspaces.tenancy import user_scope  # noqa: E402
 
 TEXT = "SERVICES AGREEMENT\n\nARTICLE 1 — {word}\nThe {word} clause binds the parties.\n"
 
@@ -45,13 +44,8 @@ def _room(firm: str, email: str, slug: str) -> tuple[Workspace, User]:
 
 
 def _ingest(workspace: Workspace, ref: str, word: str) -> None:
-    entries = [
-        {"id": ref, "filename": f"{ref}.txt", "title": ref, "content": TEXT.format(word=word)}
-    ]
-    with workspace_scope(workspace):
-        results = dataroom_store(workspace=workspace, entries=entries, user=None)
-        batch = batch_create(workspace=workspace, label=ref, results=results, user=None)
-    run_in_process(workspace=workspace, batch=batch)
+    entry = {"id": ref, "filename": f"{ref}.txt", "title": ref, "content": TEXT.format(word=word)}
+    ingest_entries(workspace, entry, label=ref)
 
 
 def _caught_up(timeout: float = 30.0) -> float:

@@ -20,8 +20,8 @@ from search.learning._fit import split_held_out
 from search.models import SearchAdapter
 from search.ranking import rank_chunks
 from search.ranking._adapter import adapt_query_vector
-from tests.agents.test_tools_rest import _load
-from tests.conftest import Room
+from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent
 from workspaces.tenancy import firm_scope, workspace_scope
 
@@ -127,7 +127,7 @@ def test_the_adapter_applies_to_its_firm_and_model_only_and_is_reloaded_when_ret
 
 @pytest.mark.django_db
 def test_rank_chunks_searches_with_the_adapted_query_vector(room: Room, settings):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     settings.LEXROOM_VECTOR_MIN_SIMILARITY = -1.0
 
     with workspace_scope(room.workspace):
@@ -190,7 +190,7 @@ def test_the_command_refuses_an_unknown_firm_and_too_few_judgments(room: Room):
         _train("--firm", "No Such Firm")
     with pytest.raises(CommandError, match=r"no relevance judgments|aucun"):
         _train("--firm", "Cabinet Alpha")
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     _rate_pairs(room, 3)
     with pytest.raises(CommandError, match=r"\b3\b.*\b8\b"):
         _train("--firm", "Cabinet Alpha")
@@ -201,7 +201,7 @@ def test_the_command_refuses_an_unknown_firm_and_too_few_judgments(room: Room):
 def test_a_dry_run_reports_the_fit_and_stores_nothing(room: Room, settings):
     settings.LEXROOM_ADAPTER_MIN_QUERIES = 3
     settings.LEXROOM_ADAPTER_MIN_RATERS, settings.LEXROOM_ADAPTER_MAX_USER_SHARE = 1, 1.0
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     _rate_pairs(room, 4)
     report = _train("--firm", "Cabinet Alpha", "--dry-run")
     assert report["judgments"] == 8 and report["judged_queries"] == 4
@@ -218,7 +218,7 @@ def test_a_good_fit_is_stored_and_audited_and_a_failed_one_keeps_it(
 ):
     settings.LEXROOM_ADAPTER_MIN_QUERIES = 3
     settings.LEXROOM_ADAPTER_MIN_RATERS, settings.LEXROOM_ADAPTER_MAX_USER_SHARE = 1, 1.0
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     _rate_pairs(room, 4)
 
     def improved(queries, **_kwargs):

@@ -7,14 +7,13 @@ import pytest
 
 from documents.clause_types import BY_KEY
 from documents.models import Chunk
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
 from search import ranking
 from search.errors import InvalidSearchArguments
 from search.filters import SearchFilters
 from search.ranking import _prior
 from search.selectors import describe_data_room, search_data_room
-from tests.conftest import Room
+from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room
 from workspaces.models import Workspace
 from workspaces.tenancy import tenant_scope
 
@@ -29,11 +28,9 @@ CONTRACT = (
 
 
 def _ingest(workspace: Workspace, ref: str) -> None:
-    entries = [{"id": ref, "filename": f"{ref}.txt", "title": "Services", "content": CONTRACT}]
-    with tenant_scope(workspace_ids=[workspace.pk]):
-        results = dataroom_store(workspace=workspace, entries=entries, user=None)
-        batch = batch_create(workspace=workspace, label="t", results=results, user=None)
-    run_in_process(workspace=workspace, batch=batch)
+    ingest_entries(
+        workspace, {"id": ref, "filename": f"{ref}.txt", "title": "Services", "content": CONTRACT}
+    )
 
 
 def _tag(workspace: Workspace, article: str, types: dict[str, float]) -> int:

@@ -12,8 +12,8 @@ from django.urls import reverse
 from agents.tools import ToolError, call_tool
 from documents.models import Chunk
 from search.models import RelevanceJudgment
-from tests.agents.test_tools_rest import _load
-from tests.conftest import Room, login
+from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room, login
 from workspaces.models import AuditEvent
 from workspaces.tenancy import tenant_bypass, workspace_scope
 from workspaces.tokens import token_create
@@ -23,8 +23,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def loaded(room: Room) -> Room:
-    _load(room)
-    _load(room, room.foreign_workspace)
+    ingest_lease_and_nda(room.workspace)
+    ingest_lease_and_nda(room.foreign_workspace)
     return room
 
 

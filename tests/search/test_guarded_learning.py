@@ -26,9 +26,9 @@ from search.learning import (
 from search.models import SearchAdapter
 from search.ranking._adapter import adapt_query_vector
 from search.services import judgment_set
-from tests.agents.test_tools_rest import _load
-from tests.conftest import Room, login
 from tests.factories import FirmFactory, UserFactory
+from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room, login
 from workspaces.models import AuditEvent, User
 from workspaces.tenancy import firm_scope, workspace_scope
 
@@ -87,7 +87,7 @@ def test_the_level_keeps_whole_shares_and_needs_enough_raters():
 def raters(room: Room) -> dict[str, User]:
     """The room with its documents and four members who rate: owner, editor, viewer, and a
     firm admin (a member of every workspace of the firm)."""
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     admin = UserFactory(firm=room.firm, email="admin@alpha.test", is_firm_admin=True)
     return {"owner": room.owner, "editor": room.editor, "viewer": room.viewer, "admin": admin}
 

@@ -7,11 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.db_backend.checks import fulltext_index_usable
-from documents.pipeline import run_in_process
-from documents.services import batch_create, dataroom_store
 from search import ranking
 from search.ranking import _fulltext, _vector
-from tests.conftest import Room
+from tests.helpers.contracts import ingest_entries
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -39,10 +38,7 @@ def clauses(room: Room) -> Room:
             "content": "CONTRAT DE PRESTATION\n\n" + "\n\n".join(CLAUSES),
         }
     ]
-    with tenant_scope(workspace_ids=[room.workspace.pk]):
-        results = dataroom_store(workspace=room.workspace, entries=entries, user=None)
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_entries(room.workspace, *entries)
     return room
 
 

@@ -10,15 +10,16 @@ import pytest
 
 from agents.tools import call_tool
 from search import ranking
-from tests.agents.test_tools_rest import _load
-from tests.conftest import TEST_EMBEDDING_MODEL, Room
+from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.data import TEST_EMBEDDING_MODEL
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
 
 
 def test_reranking_rescored_and_thresholded(room: Room, settings):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     settings.LEXROOM_RERANK = "on"
     settings.LEXROOM_RERANK_MODEL = TEST_EMBEDDING_MODEL
     settings.LEXROOM_RERANK_THRESHOLD = -1e9

@@ -15,9 +15,9 @@ from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from search import ranking
-from tests.agents.test_tools_rest import _load
-from tests.conftest import Room
 from tests.fake_ollama import FakeOllama
+from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +65,7 @@ def _fused(room: Room, query: str = QUERY) -> list[int]:
 
 
 def test_the_judges_scores_order_the_results(room: Room, judge_on: FakeOllama):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     fused = _fused(room)
     hits = _rank(room)
     assert len(hits) == len(fused) > 2 and hits[0].chunk_id == fused[-1]
@@ -85,7 +85,7 @@ def test_the_judges_scores_order_the_results(room: Room, judge_on: FakeOllama):
 
 
 def test_search_results_follow_the_judge(room: Room, judge_on: FakeOllama):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     body = call_tool(name="search_data_room", arguments={"query": QUERY}, user=room.viewer).content
     assert body["results"][0]["title"].startswith("NDA")
     assert body["results"][0]["relevant_articles"][0]["score"] == 4.0
@@ -104,7 +104,7 @@ def test_a_clause_cannot_close_its_quote_or_open_another(closing: str):
 
 
 def test_an_answer_too_long_is_cut_off_and_refused(room: Room, judge_on: FakeOllama):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     judge_on.respond = lambda body: {"content": '{"score": 4' + " " * 5000 + "}"}
     with translation.override("en"), pytest.raises(ToolError) as caught:
         call_tool(name="search_data_room", arguments={"query": QUERY}, user=room.viewer)
@@ -126,7 +126,7 @@ def test_a_server_that_is_not_ollama_is_one_clear_error(room: Room, settings):
         def log_message(self, *args: object) -> None:
             return
 
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -146,7 +146,7 @@ def test_a_server_that_is_not_ollama_is_one_clear_error(room: Room, settings):
 def test_past_the_budget_unjudged_clauses_keep_their_fused_order(
     room: Room, judge_on: FakeOllama, settings
 ):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     fused = _fused(room)
     release = threading.Event()
 
@@ -170,7 +170,7 @@ def test_past_the_budget_unjudged_clauses_keep_their_fused_order(
 
 
 def test_an_unusable_answer_leaves_the_clause_unscored(room: Room, judge_on: FakeOllama):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     fused = _fused(room)
 
     def garbled(body: dict) -> dict:
@@ -189,7 +189,7 @@ def test_an_unusable_answer_leaves_the_clause_unscored(room: Room, judge_on: Fak
 
 
 def test_a_model_not_pulled_is_one_clear_error(room: Room, judge_on: FakeOllama, settings):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     settings.LEXROOM_LLM_MODEL = "mistral-small3.2"
     with pytest.raises(ToolError) as caught:
         call_tool(name="search_data_room", arguments={"query": QUERY}, user=room.viewer)
@@ -200,7 +200,7 @@ def test_a_model_not_pulled_is_one_clear_error(room: Room, judge_on: FakeOllama,
 def test_ollama_down_is_one_clear_error_on_the_api_and_the_page(
     room: Room, judge_on: FakeOllama, settings, viewer_client
 ):
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     judge_on.stop()
     settings.LEXROOM_LLM_TIMEOUT = 2
     with pytest.raises(ToolError) as caught:
@@ -222,7 +222,7 @@ def test_the_judge_is_off_on_cpu_unless_asked(settings):
 
 def test_the_judges_errors_speak_the_callers_language(room: Room, judge_on: FakeOllama, settings):
     """The judge asks Ollama from pool threads, which do not inherit the request's language."""
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     settings.LEXROOM_LLM_MODEL = "absent:1b"
     for language, words in (("fr", "pas téléchargé"), ("en", "is not pulled")):
         with translation.override(language), pytest.raises(ToolError) as caught:

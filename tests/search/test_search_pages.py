@@ -13,7 +13,7 @@ from documents.models import Entity
 from search.errors import InvalidSearchArguments
 from search.templatetags.highlight import highlight_terms
 from search.views import parse_search_request
-from tests.conftest import BrenalisRoom, login
+from tests.helpers.rooms import BrenalisRoom, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db

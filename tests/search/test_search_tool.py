@@ -7,8 +7,8 @@ from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from documents.models import Chunk
-from tests.agents.test_tools_rest import _load
-from tests.conftest import Room
+from tests.helpers.contracts import ingest_lease_and_nda
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def loaded(room: Room) -> Room:
-    _load(room)
+    ingest_lease_and_nda(room.workspace)
     return room
 
 
@@ -139,7 +139,7 @@ def test_a_query_of_only_common_words_is_refused_with_its_reason(loaded: Room):
 
 
 def test_get_contract_unknown_and_foreign_are_the_same_error(loaded: Room):
-    _load(loaded, loaded.foreign_workspace)
+    ingest_lease_and_nda(loaded.foreign_workspace)
     errors = []
     for contract_id in ("c01", "c77"):
         try:

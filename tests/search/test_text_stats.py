@@ -10,9 +10,8 @@ from documents.services import document_process
 from search import ranking
 from search.models import LexemeStat, TextStats
 from search.services import text_stats_refresh
-from tests.conftest import Room
-from tests.documents.test_ingest import CONTRACT
-from tests.documents.test_tasks import _store
+from tests.helpers.contracts import CONTRACT, store_texts
+from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -32,12 +31,15 @@ Le loyer annuel est de quarante mille euros, payable par trimestre.
 @pytest.fixture
 def indexed(room: Room) -> Room:
     """A workspace whose first contract is embedded and counted (statistics exist)."""
-    run_in_process(workspace=room.workspace, batch=_store(room, ("contrat.txt", CONTRACT)))
+    run_in_process(
+        workspace=room.workspace,
+        batch=store_texts(room.workspace, ("contrat.txt", CONTRACT), user=room.owner),
+    )
     return room
 
 
 def _chunk_lease(room: Room) -> Document:
-    batch = _store(room, ("bail.txt", LEASE))
+    batch = store_texts(room.workspace, ("bail.txt", LEASE), user=room.owner)
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         return document_process(workspace_id=room.workspace.pk, document_id=batch.document_ids[0])
 

@@ -14,7 +14,7 @@ from django.utils import translation
 
 from agents.tools import ToolError, call_tool
 from sources.models import CaseLawResponse
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 
 pytestmark = pytest.mark.django_db
 RANK = {"A": 0, "B": 1, "C": 2}

@@ -21,7 +21,7 @@ from django.utils import translation
 
 from agents.tools import call_tool
 from sources.caselaw import _http
-from tests.conftest import Room, login
+from tests.helpers.rooms import Room, login
 from workspaces.models import User
 
 A_QUERIES = ("éolienne", "urbanisme", "affaire")

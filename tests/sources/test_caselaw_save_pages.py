@@ -10,7 +10,7 @@ import pytest
 from agents.tools import ToolError, call_tool
 from documents.models import Chunk, Document, IngestBatch
 from documents.pipeline import run_in_process
-from tests.conftest import Room, login
+from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db

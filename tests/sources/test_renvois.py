@@ -11,7 +11,7 @@ import pytest
 from lab.sources.evals.renvois import predicted_pairs, run_renvois_eval
 from sources.codes_catalog import code_slug
 from sources.renvois import EXTRACTOR_VERSION, Mention, extract_references
-from tests.conftest import shared_data
+from tests.helpers.data import shared_data
 
 # Invented sentences: nothing here comes from a dataset.
 HERE = "code-de-la-voirie-routiere"

@@ -13,7 +13,7 @@ from django.test import Client
 
 from agents.tools import ToolError, call_tool
 from sources.models import Renvoi
-from tests.conftest import Room, login
+from tests.helpers.rooms import Room, login
 from tests.sources.factories import import_code, import_demo, version
 from workspaces.tokens import token_create
 

@@ -7,25 +7,21 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from io import StringIO
 from pathlib import Path
 from types import SimpleNamespace
 
 import psycopg
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.utils import translation
 from psycopg import sql
 from pytest_django.fixtures import Settings
 
-from documents.pipeline import run_in_process, store_named
-from documents.services import batch_create
-from tests.conftest import Room, login
+from tests.helpers.contracts import ingest_files
+from tests.helpers.rooms import Room, login
 from workspaces import backup
 from workspaces.backup import target
 from workspaces.models import User
-from workspaces.tenancy import workspace_scope
 from workspaces.tokens import token_create
 
 CONTRACT = (
@@ -54,13 +50,6 @@ def english() -> Iterator[None]:
         yield
 
 
-def run_command(*args: str) -> str:
-    """A management command's standard output."""
-    out = StringIO()
-    call_command(*args, stdout=out)
-    return out.getvalue()
-
-
 @pytest.fixture
 def backup_key(settings: Settings) -> str:
     """The install's backup signing key (no encryption unless a test sets one)."""
@@ -72,12 +61,7 @@ def backup_key(settings: Settings) -> str:
 @pytest.fixture
 def filled(room: Room) -> Room:
     """The room with one processed contract (its original, chunks, embeddings) and a token."""
-    with workspace_scope(room.workspace):
-        results = store_named(
-            workspace=room.workspace, name="bail.txt", data=CONTRACT.encode(), user=room.owner
-        )
-        batch = batch_create(workspace=room.workspace, label="t", results=results, user=None)
-    run_in_process(workspace=room.workspace, batch=batch)
+    ingest_files(room.workspace, {"bail.txt": CONTRACT}, user=room.owner)
     token_create(user=room.owner, name="backup test")
     return room
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 
 pytestmark = pytest.mark.django_db
 

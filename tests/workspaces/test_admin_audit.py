@@ -8,8 +8,8 @@ import json
 import pytest
 from django.test import Client
 
-from tests.conftest import PASSWORD, Room, login
 from tests.factories import UserFactory
+from tests.helpers.rooms import PASSWORD, Room, login
 from workspaces.models import AuditEvent, Membership, User
 from workspaces.tenancy import firm_scope, tenant_scope, workspace_scope
 

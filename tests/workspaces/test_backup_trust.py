@@ -30,7 +30,7 @@ from django.db import connections
 from pytest_django.fixtures import Settings
 
 from documents.pipeline import store_named
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces._backup_seal import seal_write
 from workspaces.backup import BackupError, backup_restore, backup_verify, backup_write, target
 from workspaces.services import audit_record_scoped

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management.base import CommandError
 
-from tests.workspaces.conftest import run_command as run
+from tests.helpers.commands import run_command as run
 from workspaces.models import AuditEvent, Membership, User, Workspace
 from workspaces.tenancy import tenant_scope
 

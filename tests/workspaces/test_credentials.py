@@ -11,9 +11,9 @@ from django.test import Client
 
 from agents.tools import call_tool
 from documents.models import Document
-from tests.conftest import PASSWORD, Room
-from tests.documents.test_ingest import CONTRACT
 from tests.factories import UserFactory
+from tests.helpers.contracts import CONTRACT
+from tests.helpers.rooms import PASSWORD, Room
 from workspaces.models import AuditEvent, Membership, User
 from workspaces.services import workspace_create
 from workspaces.tenancy import user_scope

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.tokens import token_create
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from tests.conftest import PASSWORD, Room
+from tests.helpers.rooms import PASSWORD, Room
 from workspaces.models import AuditEvent, LoginFailure
 from workspaces.tenancy import firm_scope
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces import selectors, tokens
 from workspaces.models import Role, Workspace
 from workspaces.selectors import RoleRequired, WorkspaceNotFound, workspace_get_for_member

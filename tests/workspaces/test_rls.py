@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, ProgrammingError, connection, transaction
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent, Membership, Role
 from workspaces.tenancy import (
     ScopeWidening,

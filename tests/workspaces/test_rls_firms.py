@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import ProgrammingError, connection, transaction
 
-from tests.conftest import Room, login
 from tests.factories import FirmFactory, UserFactory
+from tests.helpers.rooms import Room, login
 from workspaces.models import AuditEvent, Firm, Membership, Workspace
 from workspaces.tenancy import ScopeWidening, firm_scope, tenant_scope, user_scope
 

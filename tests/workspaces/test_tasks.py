@@ -16,7 +16,7 @@ from django_q.models import OrmQ
 from django_q.signing import SignedPackage
 from django_q.status import Stat, Status
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.management.commands import qcluster
 from workspaces.models import Membership
 from workspaces.tasks import enqueue, queue_locks_release_orphaned

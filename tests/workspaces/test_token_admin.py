@@ -8,7 +8,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import firm_scope
 from workspaces.tokens import token_authenticate, token_create

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from agents.tools import ToolError, call_tool
 from lab.documents.bench import bench_workspace_create, bench_workspace_find
-from tests.conftest import Room
-from tests.workspaces.conftest import run_command
+from tests.helpers.commands import run_command
+from tests.helpers.rooms import Room
 from workspaces.models import PersonalToken
 from workspaces.services import TenancyError
 from workspaces.tokens import token_create, token_revoke

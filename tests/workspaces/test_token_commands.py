@@ -7,8 +7,8 @@ import json
 import pytest
 from django.core.management.base import CommandError
 
-from tests.conftest import Room
-from tests.workspaces.conftest import run_command as run
+from tests.helpers.commands import run_command as run
+from tests.helpers.rooms import Room
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import firm_scope
 from workspaces.tokens import token_authenticate, token_create

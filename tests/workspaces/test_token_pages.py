@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.conftest import Room, login
-from tests.factories import WorkspaceFactory, make_membership
+from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import Room, login
 from workspaces.forms import TOKEN_MAX_EXPIRES_DAYS
 from workspaces.models import AuditEvent, PersonalToken
 from workspaces.tenancy import tenant_bypass
@@ -115,7 +115,7 @@ def test_a_workspace_the_user_is_not_in_is_refused_and_nothing_is_created(
 
 def test_the_checkboxes_offer_only_the_users_workspaces(room: Room, owner_client: Client):
     mine = WorkspaceFactory(firm=room.firm, slug="also-mine", title="Also mine")
-    make_membership(workspace=mine, user=room.owner)
+    MembershipFactory(workspace=mine, user=room.owner)
     WorkspaceFactory(firm=room.firm, slug="not-mine", title="Not mine")
     page = owner_client.get(TOKENS).content.decode()
     assert 'type="checkbox" name="workspaces"' in page
@@ -195,7 +195,7 @@ def test_the_token_list_query_count_does_not_grow_with_tokens(
     room: Room, owner_client: Client, django_assert_max_num_queries
 ):
     other = WorkspaceFactory(firm=room.firm, slug="deal-two")
-    make_membership(workspace=other, user=room.owner)
+    MembershipFactory(workspace=other, user=room.owner)
     token_create(user=room.owner, name="first", workspaces=[room.workspace])
     with django_assert_max_num_queries(12):
         owner_client.get(TOKENS)

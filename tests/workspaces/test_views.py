@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.conftest import PASSWORD, Room
-from tests.factories import WorkspaceFactory, make_membership
+from tests.factories import MembershipFactory, WorkspaceFactory
+from tests.helpers.rooms import PASSWORD, Room
 
 pytestmark = pytest.mark.django_db
 
@@ -109,7 +109,7 @@ def test_list_page_query_count_does_not_grow_with_workspaces(
         viewer_client.get(reverse("home"))
     for n in range(5):
         extra = WorkspaceFactory(firm=room.firm, slug=f"extra-{n}")
-        make_membership(workspace=extra, user=room.viewer)
+        MembershipFactory(workspace=extra, user=room.viewer)
     with django_assert_num_queries(9):
         response = viewer_client.get(reverse("home"))
     assert response.content.count(b'href="/w/extra-') == 5

@@ -8,8 +8,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tests.agents.conftest import final
-from tests.conftest import shared_data
+from tests.helpers.agent import final
+from tests.helpers.data import shared_data
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from lab.agents.fuzz._tools import ToolFuzzReport, _Runner
-from tests.conftest import Room
+from tests.helpers.rooms import Room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

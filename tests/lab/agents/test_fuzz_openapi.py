@@ -21,7 +21,7 @@ from django.test import override_settings
 from lab.agents.fuzz import fuzz_openapi, live_world
 from lab.agents.fuzz._openapi import Credential, OpenApiFuzzReport, collect
 from lab.management.commands.fuzz import OFFLINE
-from tests.test_permission_matrix import CREDENTIALS, url_patterns
+from tests.helpers.permissions import CREDENTIALS, url_patterns
 
 # Served beside the API but not in its own schema (drf-spectacular leaves them out).
 NOT_IN_SCHEMA = {"/api/schema/", "/api/docs/"}

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tests.conftest import shared_data
+from tests.helpers.data import shared_data
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.core.management import call_command
 
 from lab.compliance.evals import MAPPED, held_out_filenames
 from lab.compliance.evals.cuad import cites_annotation
-from tests.conftest import shared_data
+from tests.helpers.data import shared_data
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 
 from lab.documents.evals import file_key, gold_parties, same_party
 from lab.management.commands import bench_ingest, eval_metadata
-from tests.conftest import TEST_EMBEDDING_MODEL, shared_data
+from tests.helpers.data import TEST_EMBEDDING_MODEL, shared_data
 from workspaces.models import Firm, User, Workspace
 
 BENCH_KEYS = {

@@ -22,7 +22,7 @@ from lab.search.bench import (
     make_topics,
     plan_data_room,
 )
-from tests.conftest import TEST_EMBEDDING_MODEL
+from tests.helpers.data import TEST_EMBEDDING_MODEL
 from workspaces.models import Firm, Workspace
 from workspaces.tenancy import tenant_scope
 

@@ -16,7 +16,7 @@ from django.core.management import call_command
 
 from lab.management.commands.eval_search import report_lines
 from lab.search.evals.metrics import star_precision_at_k
-from tests.conftest import shared_data
+from tests.helpers.data import shared_data
 
 pytestmark = pytest.mark.django_db
 

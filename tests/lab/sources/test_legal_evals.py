@@ -26,7 +26,7 @@ from lab.sources.evals.lookup import number_spellings, run_lookup
 from sources.importing import CodeRecord, VersionRecord
 from sources.models import LegalCode
 from sources.services import code_import
-from tests.conftest import shared_data
+from tests.helpers.data import shared_data
 
 # Invented texts: nothing here comes from a dataset.
 TRAVAIL = {
