@@ -116,6 +116,6 @@ def flag_contracts(*, workspace: Workspace) -> list[tuple[str, str]]:
     """The contracts that have flags, as (ref, title), for the flags page's contract filter."""
     flagged = Flag.objects.filter(workspace=workspace).values("document_id")
     documents = Document.objects.filter(workspace=workspace, pk__in=flagged).only(
-        "ref", "title", "filename", "contract_type_title", "provenance"
+        "ref", "title", "filename"
     )
     return sorted((document.ref, document.display_title) for document in documents)

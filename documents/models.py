@@ -5,7 +5,7 @@ Every table carries ``workspace_id`` and is under row-level security (see worksp
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -145,28 +145,9 @@ class Document(models.Model):
 
     @property
     def display_title(self) -> str:
-        """What pages, exports and tools call the document: the title the data room gave,
-        else the title read at the head of its text, else its file name."""
-        read = (self.provenance or {}).get("contract_type") or {}
-        return title_for_display(
-            title=self.title,
-            filename=self.filename,
-            title_read=self.contract_type_title,
-            read_as=(read.get("source"), read.get("rule")),
-        )
-
-
-def title_for_display(
-    *, title: str, filename: str, title_read: str, read_as: tuple[Any, Any]
-) -> str:
-    """:attr:`Document.display_title` from plain values (rows read with ``values()``):
-    ``read_as`` is the contract type's provenance (source, rule); only a type read from the
-    text's title line is the document's title."""
-    if title:
-        return title
-    if title_read and read_as == ("text", "title"):
-        return title_read
-    return filename
+        """What pages, exports and tools call the document: its title (the data room's, else
+        the title line read at the head of its text), else its file name."""
+        return self.title or self.filename
 
 
 class Entity(models.Model):

@@ -66,6 +66,8 @@ def apply_metadata(document: Document, text: str) -> list[PartyRow]:
     state = _Pass(document, document.raw_metadata, reading, text)
     document.title = document.title or str(state.meta.get("title") or "")
     _contract_type(state)
+    if not document.title:
+        document.title = _title_line(reading)
     _signature(state)
     _effective(state)
     text_end = _end_date(state)
@@ -92,6 +94,15 @@ def apply_metadata(document: Document, text: str) -> list[PartyRow]:
     document.provenance = state.records
     document.warnings = state.warnings
     return parties
+
+
+def _title_line(reading: ContractReading) -> str:
+    """The title at the head of the text ("CONTRAT DE PRESTATION DE SERVICES"), read with the
+    contract's type; "" when the type was read elsewhere (a mention is no title)."""
+    read = reading.contract_type
+    if isinstance(read, Finding) and read.rule == "title":
+        return str(read.value.title)[:500]
+    return ""
 
 
 def _contract_type(state: _Pass) -> None:

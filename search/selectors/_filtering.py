@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 
 from core.normalize import iso_date
 from documents.extraction import contract_type_family, contract_type_label
-from documents.models import Chunk, Document, Entity, title_for_display
+from documents.models import Chunk, Document, Entity
 from documents.provenance import precision_reason, reason_label
 from search.filters import DateRange, SearchFilters, Vocabulary
 from search.results import ExcludedUnknown
@@ -170,9 +170,6 @@ class Selection:
                 "ref",
                 "title",
                 "filename",
-                "contract_type_title",
-                "provenance__contract_type__source",
-                "provenance__contract_type__rule",
                 "governing_law",
                 "signature_earliest",
                 "signature_latest",
@@ -192,15 +189,7 @@ class Selection:
             excluded.append(
                 ExcludedUnknown(
                     contract_id=row["ref"],
-                    title=title_for_display(
-                        title=row["title"],
-                        filename=row["filename"],
-                        title_read=row["contract_type_title"],
-                        read_as=(
-                            row["provenance__contract_type__source"],
-                            row["provenance__contract_type__rule"],
-                        ),
-                    ),
+                    title=row["title"] or row["filename"],
                     unknown_fields=list(reasons),
                     reasons=reasons,
                 )

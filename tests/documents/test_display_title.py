@@ -16,7 +16,7 @@ from compliance import export
 from compliance.models import Flag
 from compliance.playbooks import default_playbooks
 from compliance.selectors import flag_contracts
-from documents.models import Document, title_for_display
+from documents.models import Document
 from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
@@ -46,8 +46,7 @@ def test_an_upload_is_called_by_the_title_line_of_its_text(
 ):
     titled = _ingest(room, tmp_path, "scan_0042.txt", TITLED)
     untitled = _ingest(room, tmp_path, "notes.txt", UNTITLED)
-    assert titled.title == ""  # nothing stored changes: the title is read as shown
-    assert titled.display_title == "CONTRAT DE PRESTATION DE SERVICES"
+    assert titled.title == titled.display_title == "CONTRAT DE PRESTATION DE SERVICES"
     assert untitled.display_title == "notes.txt"
     listing = owner_client.get(reverse("document_index", args=["deal-alpha"])).content.decode()
     assert "CONTRAT DE PRESTATION DE SERVICES" in listing
@@ -84,12 +83,36 @@ def test_flags_their_filter_and_exports_show_the_title(
     assert page.count("CONTRAT DE PRESTATION DE SERVICES") >= 2  # a row and the filter
 
 
-def test_only_a_title_line_read_in_the_text_is_a_title():
-    def shown(title: str = "", read: str = "Bail", read_as=("text", "title")) -> str:
-        return title_for_display(title=title, filename="f.pdf", title_read=read, read_as=read_as)
+def test_a_contract_type_only_mentioned_in_the_text_is_no_title(room: Room, tmp_path: Path):
+    mentioned = "Le présent contrat de bail est conclu pour neuf ans.\n\nLe loyer est annuel.\n"
+    document = _ingest(room, tmp_path, "bail_lilas.txt", mentioned)
+    assert document.title == "" and document.display_title == "bail_lilas.txt"
 
-    assert shown(title="Bail des Lilas") == "Bail des Lilas"
-    assert shown() == "Bail"
-    assert shown(read_as=("text", "mention")) == "f.pdf"  # "le présent bail" is no title
-    assert shown(read_as=("metadata", None)) == "f.pdf"  # a type label, not a title
-    assert shown(read="") == "f.pdf"
+
+def test_documents_stored_before_get_the_title_line_read_at_ingestion(room: Room):
+    import importlib
+
+    from django.db import connection
+
+    from tests.factories import DocumentFactory
+
+    def read_as(rule: str) -> dict[str, object]:
+        return {"contract_type": {"source": "text", "rule": rule, "value": "services"}}
+
+    line = DocumentFactory(
+        workspace=room.workspace, title="", contract_type_title="CONTRAT DE SERVICES",
+        provenance=read_as("title"),
+    )  # fmt: skip
+    mention = DocumentFactory(
+        workspace=room.workspace, title="", contract_type_title="contrat de bail",
+        provenance=read_as("mention"),
+    )  # fmt: skip
+    given = DocumentFactory(
+        workspace=room.workspace, title="Bail des Lilas", contract_type_title="BAIL",
+        provenance=read_as("title"),
+    )  # fmt: skip
+    migration = importlib.import_module("documents.migrations.0009_titles_from_text")
+    migration._titles(None, type("Editor", (), {"connection": connection})())
+    with workspace_scope(room.workspace):
+        titles = dict(Document.objects.values_list("pk", "title"))
+    assert titles == {line.pk: "CONTRAT DE SERVICES", mention.pk: "", given.pk: "Bail des Lilas"}

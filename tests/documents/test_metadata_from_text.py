@@ -152,7 +152,7 @@ def test_a_year_only_signature_is_undecided_against_a_bound_inside_its_year(room
     assert body["excluded_unknown"] == [
         {
             "contract_id": "c01",
-            "title": "",
+            "title": "LICENSE AGREEMENT",  # the title line of its text
             "unknown_fields": ["signature_date"],
             "reasons": {"signature_date": "date known only to the year"},
         }
