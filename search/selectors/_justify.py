@@ -28,15 +28,20 @@ def justifying_chunks(
 ) -> dict[int, list[tuple[str, Chunk]]]:
     """For each document, (field, chunk) for each filtered value read in its text, in one
     query: the chunk holding the quote's start."""
+    if not fields or not documents:
+        return {}
+    # The fields' records only, in one query (the listed documents do not load them).
+    paths = [f"provenance__{name}" for name in fields]
+    rows = Document.objects.filter(pk__in=[d.pk for d in documents]).values_list("pk", *paths)
     wanted: list[tuple[int, str, int]] = []
-    for document in documents:
-        for name in fields:
-            record = (document.provenance or {}).get(name) or {}
+    for document_id, *records in rows:
+        for name, record in zip(fields, records, strict=True):
+            record = record if isinstance(record, dict) else {}
             # Read in the text: where; given by the data room: where the text states it.
             start = record.get("start") if record.get("source") == "text" else None
             start = record.get("text_start") if start is None else start
             if isinstance(start, int) and start >= 0:
-                wanted.append((document.pk, name, start))
+                wanted.append((document_id, name, start))
     if not wanted:
         return {}
     holding = Q(pk__in=[])

@@ -225,7 +225,9 @@ def test_retrieval_only_shows_the_sources_without_asking_for_a_draft(brenalis_ro
     fake = ollama(tools(expiring(brenalis_room)), STOP)
     turn = ask(brenalis_room, mode="retrieval_only")
     assert turn.status == TurnStatus.DONE and turn.answer["answer"] is None
-    assert [c["contract_id"] for c in turn.answer["citations"]] == ["c04"]
+    # The contract, and the article that states its end date (a filter-only search shows it).
+    cited = [(c["contract_id"], c.get("heading")) for c in turn.answer["citations"]]
+    assert cited == [("c04", None), ("c04", "ARTICLE 2 — DURÉE")]
     assert turn.answer["listing"]["excluded_unknown"].keys() == {"c08", "c17"}
     assert not [body for body in fake.chats() if body.get("format")]
 
