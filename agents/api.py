@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from agents.tools import ToolError, call_tool, tool_definitions
-from agents.tools.registry import REGISTRY, _load
+from agents.tools.registry import tool_named
 from core.http import retry_after
 from workspaces.authentication import request_token
 from workspaces.drf import ScopedAPIView, ScopedSchema
@@ -96,8 +96,7 @@ class ToolCallApi(ScopedAPIView):
     def opens_scope(self, **kwargs: Any) -> bool:
         # The agent (``ask``) runs for minutes and opens a scope per step: the request's
         # transaction must not stay open (and its rows locked) around it.
-        _load()
-        tool = REGISTRY.get(str(kwargs.get("name", "")))
+        tool = tool_named(str(kwargs.get("name", "")))
         return tool is None or not tool.own_scopes
 
     def post(self, request: Request, name: str) -> Response:

@@ -20,6 +20,7 @@ from django.utils.translation import gettext
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agents.tools._ratelimit import _rate_limit
+from agents.tools.aliases import canonical_name, resolve_alias
 from agents.tools.errors import ToolError as ToolError
 from agents.tools.schema import flatten_schema, output_schema
 from core.embeddings import ModelUnavailable
@@ -104,6 +105,12 @@ def result_text(content: Any) -> tuple[str, bool]:
 
 
 REGISTRY: dict[str, Tool] = {}
+
+
+def tool_named(name: str) -> Tool | None:
+    """The registered tool ``name`` (or an alias) names; None when there is none."""
+    _load()
+    return REGISTRY.get(canonical_name(name))
 
 
 def register(tool: Tool) -> Tool:
@@ -248,8 +255,10 @@ def call_tool(
     token: PersonalToken | None = None,
     via: str = "cli",
 ) -> ToolResult:
-    """Run tool ``name`` as ``user`` (through ``token`` if given). Raises :class:`ToolError`."""
+    """Run tool ``name`` as ``user`` (through ``token`` if given). Raises :class:`ToolError`.
+    An alias (:mod:`agents.tools.aliases`) runs the tool it names."""
     _load()
+    name, arguments = resolve_alias(name, arguments)
     call = Call(
         name=name,
         arguments=arguments,
