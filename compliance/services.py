@@ -128,6 +128,36 @@ def playbook_assign(*, workspace: Workspace, key: str, user: User | None = None)
     )
 
 
+@transaction.atomic
+def workspace_playbooks_set(*, workspace: Workspace, keys: list[str], user: User) -> list[str]:
+    """Check ``workspace`` against exactly the firm's playbooks ``keys`` (the page's form):
+    the others are unassigned, their flags kept. Refuses a key the firm does not have.
+    Returns the keys assigned. Must run in the workspace's scope."""
+    current = Playbook.objects.filter(firm_id=workspace.firm_id, current=True)
+    known = set(current.values_list("key", flat=True))
+    wanted = sorted(set(keys))
+    unknown = [key for key in wanted if key not in known]
+    if unknown:
+        raise ComplianceError(
+            gettext("No playbook %(key)r in this firm.") % {"key": ", ".join(unknown)}
+        )
+    assigned = WorkspacePlaybook.objects.filter(workspace=workspace)
+    before = sorted(assigned.values_list("playbook_key", flat=True))
+    assigned.exclude(playbook_key__in=wanted).delete()
+    for key in wanted:
+        WorkspacePlaybook.objects.get_or_create(workspace=workspace, playbook_key=key)
+    if before != wanted:
+        audit_record(
+            firm=workspace.firm,
+            workspace=workspace,
+            actor=user,
+            action="playbook.assign",
+            target=",".join(wanted),
+            details={"before": before, "after": wanted},
+        )
+    return wanted
+
+
 # --- Flags ---------------------------------------------------------------------------------
 
 # From each status, where a lawyer may take a flag (reopening is always possible).

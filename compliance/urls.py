@@ -14,5 +14,6 @@ urlpatterns = [
         name="flags_export_xlsx",
     ),
     path("w/<slug:slug>/flags/scan/", views.flags_scan, name="flags_scan"),
+    path("w/<slug:slug>/flags/playbooks/", views.flags_playbooks, name="flags_playbooks"),
     path("w/<slug:slug>/flags/<int:flag_id>/", views.flag_review, name="flag_review"),
 ]

@@ -34,10 +34,17 @@ from compliance.selectors import (
     flag_contracts,
     flag_get,
     flag_list,
+    playbooks_current,
     playbooks_for_workspace,
     scan_latest,
 )
-from compliance.services import TRANSITIONS, ComplianceError, flag_update, scan_create
+from compliance.services import (
+    TRANSITIONS,
+    ComplianceError,
+    flag_update,
+    scan_create,
+    workspace_playbooks_set,
+)
 from compliance.tasks import scans_run_later
 from workspaces.models import Role, User, Workspace
 from workspaces.selectors import RoleRequired, workspace_get_for_member, workspace_member_role
@@ -126,7 +133,8 @@ def flags(request: HttpRequest, slug: str) -> HttpResponse:
     user = cast(User, request.user)
     workspace = workspace_get_for_member(user=user, slug=slug)
     filters = parse_filters(request.GET)
-    can_review = _role(user, workspace) in REVIEWERS
+    role = _role(user, workspace)
+    can_review = role in REVIEWERS
     listed = _listed(workspace, filters)
     total = listed.count()
     context: dict[str, Any] = {
@@ -149,6 +157,9 @@ def flags(request: HttpRequest, slug: str) -> HttpResponse:
             "severities": Severity.choices,
             "contracts": flag_contracts(workspace=workspace),
             "playbooks": playbooks_for_workspace(workspace=workspace),
+            "firm_playbooks": (
+                list(playbooks_current(firm_id=workspace.firm_id)) if role == Role.OWNER else []
+            ),
             "scan": scan_latest(workspace=workspace),
         }
     )
@@ -228,7 +239,10 @@ def flags_scan(request: HttpRequest, slug: str) -> HttpResponse:
     if not scans:
         messages.error(
             request,
-            gettext("No playbook is assigned to this workspace: ask a firm admin to assign one."),
+            gettext(
+                "No playbook is assigned to this workspace: its owner or a firm admin chooses "
+                "them above."
+            ),
         )
     if scans and live_clusters():
         scans_run_later(scans=scans, language=translation.get_language())
@@ -251,6 +265,32 @@ def flags_scan(request: HttpRequest, slug: str) -> HttpResponse:
                 "flags": done.flags_raised,
             },
         )
+    return HttpResponseRedirect(_list_url(workspace, request.POST.get("back", "")))
+
+
+@login_required
+@require_POST
+def flags_playbooks(request: HttpRequest, slug: str) -> HttpResponse:
+    """The playbooks the workspace is checked against (the page's checkboxes): its owners and
+    the firm's admins choose them; then back to the list."""
+    user = cast(User, request.user)
+    try:
+        workspace = workspace_get_for_member(user=user, slug=slug, min_role=Role.OWNER)
+    except RoleRequired as exc:
+        return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
+    with workspace_scope(workspace):
+        try:
+            keys = workspace_playbooks_set(
+                workspace=workspace, keys=request.POST.getlist("playbook"), user=user
+            )
+        except ComplianceError as exc:
+            return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
+    if keys:
+        messages.success(
+            request, gettext("Playbooks checked: %(keys)s.") % {"keys": ", ".join(keys)}
+        )
+    else:
+        messages.info(request, gettext("No playbook is checked in this workspace any more."))
     return HttpResponseRedirect(_list_url(workspace, request.POST.get("back", "")))
 
 

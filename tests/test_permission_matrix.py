@@ -24,6 +24,7 @@ from django.utils import timezone
 from django_q.models import Failure, OrmQ, Schedule, Success
 
 from agents.models import Conversation, Turn, TurnStatus
+from agents.tools.aliases import ALIASES
 from agents.tools.registry import REGISTRY, _load
 from compliance.models import Flag
 from compliance.playbooks import default_playbooks, parse_playbook
@@ -122,6 +123,9 @@ OWNER_ONLY_404 = {"editor": "404", "viewer": "404", "outsider": "404", "firm_adm
                   "foreigner": "404"}  # fmt: skip
 PAGE_TURN = outcome("login", owner="302", **OWNER_ONLY_404)  # a redirect to its conversation
 PAGE_DECIDE = outcome("login", owner="409", **OWNER_ONLY_404)  # the turn waits for nothing
+# Which playbooks a workspace is checked against: its owners and the firm's admins.
+PAGE_OWNER_POST = outcome("login", owner="302", firm_admin="302", editor="403", viewer="403",
+                          strangers="404")  # fmt: skip
 # The flags page's forms (a scan, a flag's review): editors and owners, then back to the list.
 PAGE_EDITOR_POST = outcome("login", owner="302", editor="302", firm_admin="302", viewer="403",
                            strangers="404")  # fmt: skip
@@ -179,6 +183,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "w/<slug:slug>/flags/export.csv": PAGE_MEMBER,  # the listed flags as CSV: same check
     "w/<slug:slug>/flags/export.xlsx": PAGE_MEMBER,
     "w/<slug:slug>/flags/scan/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
+    "w/<slug:slug>/flags/playbooks/": PAGE_OWNER_POST,  # the POST; its GET is a 405
     "w/<slug:slug>/flags/<int:flag_id>/": PAGE_EDITOR_POST,  # the POST; its GET is a 405
     # The French codes: public law, any signed-in user, session only (a bearer is ignored).
     "codes/": PAGE_ANY_USER,
@@ -253,6 +258,9 @@ TOOLS: dict[str, dict[str, str]] = {
     "get_analysis": TOOL_NO_WORKSPACE,
     # Saving a decision writes a document: editors and owners, never a read-only token.
     "save_decision": TOOL_EDITOR_WRITE,
+    # ArianeWebMCP's names (agents.tools.aliases): as the tools they name.
+    "search_decisions": TOOL_NO_WORKSPACE,
+    "get_decision_analysis": TOOL_NO_WORKSPACE,
 }
 TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "list_workspaces": {},
@@ -274,6 +282,8 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "get_conclusions": {"id": "/Ariane_Web/AW_DCE/|480003"},
     "get_analysis": {"id": "/Ariane_Web/AW_DCE/|480003"},
     "save_decision": {"workspace": "deal-alpha", "id": "/Ariane_Web/AW_DCE/|480003"},
+    "search_decisions": {"query": "éolienne", "page": 1, "page_size": 3},
+    "get_decision_analysis": {"id": "/Ariane_Web/AW_DCE/|480003"},
 }  # fmt: skip
 
 # Requests that are not a plain GET.
@@ -286,6 +296,7 @@ POSTS = {
     "w/<slug:slug>/chat/ask/",
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/",
     "w/<slug:slug>/flags/scan/",
+    "w/<slug:slug>/flags/playbooks/",
     "w/<slug:slug>/flags/<int:flag_id>/",
     "jurisprudence/save/",
 }
@@ -297,6 +308,7 @@ FORMS = {
     "w/<slug:slug>/chat/ask/": {"question": "Quel loyer ?", "mode": "retrieval_only"},
     "w/<slug:slug>/chat/turns/<int:turn_id>/decide/": {"approve": "1"},
     "w/<slug:slug>/flags/scan/": {},
+    "w/<slug:slug>/flags/playbooks/": {"playbook": "fr-due-diligence"},  # the one it has
     # "open" again on an open flag: a note in its history.
     "w/<slug:slug>/flags/<int:flag_id>/": {"status": "open", "note": "vu"},
     "jurisprudence/save/": {"id": "/Ariane_Web/AW_DCE/|480003", "workspace": "deal-alpha"},
@@ -483,7 +495,7 @@ def test_every_url_pattern_and_tool_is_in_the_matrix():
     routes = {route for route, _ in url_patterns()}
     assert sorted(routes - set(ROUTES)) == [], "decide who may use these URLs: add them above"
     assert sorted(set(ROUTES) - routes) == [], "these URLs are gone: remove them from the table"
-    assert sorted(set(REGISTRY) ^ set(TOOLS)) == [], "decide who may call these tools"
+    assert sorted(set(REGISTRY) ^ set(TOOLS) ^ set(ALIASES)) == [], "decide who may call these"
 
 
 # The chat's posts queue questions no worker answers here: the per-member limits on questions

@@ -120,3 +120,29 @@ def test_a_governing_law_read_in_the_text_meets_the_required_rule(
     with workspace_scope(room.workspace):
         rules = set(Flag.objects.values_list("rule__key", flat=True))
     assert "governing-law-present" not in rules and "liability-cap-present" in rules
+
+
+@pytest.mark.django_db
+def test_the_owner_chooses_the_playbooks_on_the_flags_page(room: Room):
+    from compliance.models import WorkspacePlaybook
+    from tests.helpers.rooms import login
+
+    for playbook in default_playbooks():
+        call_command("load_playbooks", str(playbook), "--firm", room.firm.name, stdout=StringIO())
+    owner, editor = login(room.owner), login(room.editor)
+    page = owner.get("/w/deal-alpha/flags/").content.decode()
+    assert 'name="playbook" value="en-commercial"' in page
+    assert 'name="playbook"' not in editor.get("/w/deal-alpha/flags/").content.decode()
+    url = "/w/deal-alpha/flags/playbooks/"
+    assert owner.post(url, {"playbook": ["en-commercial"]}).status_code == 302
+    assert editor.post(url, {"playbook": ["fr-due-diligence"]}).status_code == 403
+    refused = owner.post(url, {"playbook": ["en-commercial", "nope"]})
+    assert refused.status_code == 400 and "nope" in refused.content.decode()
+    with workspace_scope(room.workspace):
+        assigned = list(WorkspacePlaybook.objects.values_list("playbook_key", flat=True))
+    assert assigned == ["en-commercial"]  # the refused form changed nothing
+    page = owner.get("/w/deal-alpha/flags/").content.decode()
+    assert 'value="en-commercial" checked' in page
+    assert owner.post(url, {}).status_code == 302  # none: unassigned, flags kept
+    with workspace_scope(room.workspace):
+        assert not WorkspacePlaybook.objects.exists()
