@@ -612,6 +612,9 @@ def test_unknown_tool_and_wrong_types_come_back_as_tool_errors_with_allowed_valu
     assert extra.is_error and _payload(extra)["error"] == "invalid_arguments"
     raw = _post(world, _rpc("search_data_room", "not an object"), token=world.token_a)
     assert raw.status_code < 500 and "Traceback" not in raw.text
+    # ArianeWebMCP's name reaches the tool it names: its own check refuses a malformed id.
+    [alias] = _calls(world.url, world.token_a, [("get_decision_analysis", {"id": "nonsense"})])
+    assert alias.is_error and _payload(alias)["error"] == "invalid_arguments"
 
 
 def test_oversized_body_gets_413(world):
