@@ -24,7 +24,8 @@ def _fuzz(calls: int, uploads: int) -> dict:
 
 
 def test_a_short_fuzz_finds_no_5xx_no_crash_and_loses_nothing():
-    report = _fuzz(300, 64)
+    # Short: every one of the 16 upload kinds once; `make test-all` runs the long one.
+    report = _fuzz(120, 16)
     assert report["ok"], report
     outcomes = report["tools"]["outcomes"]
     assert not any(key.endswith(("5xx", "exception", "exit_other")) for key in outcomes)

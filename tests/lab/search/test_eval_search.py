@@ -79,7 +79,7 @@ def test_star_precision_counts_clauses_with_enough_stars_over_what_the_query_has
 def test_datafiller_subset_hybrid_recall_stays_above_floor():
     shared_data("datafiller", "requests.json")
     shared_data("fr-codes", "code-du-travail.jsonl")
-    report = eval_search("--suite", "datafiller", "--limit-queries", "30", "--max-corpus", "400")
+    report = eval_search("--suite", "datafiller", "--limit-queries", "30", "--max-corpus", "200")
     assert report["queries"] == 30
     hybrid = report["arms"]["hybrid"]
     assert hybrid["recall@10"] >= DATAFILLER_SUBSET_HYBRID_RECALL10_FLOOR, report["arms"]
