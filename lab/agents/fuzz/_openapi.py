@@ -42,7 +42,7 @@ NOT_RUN = {
     "vary: the rules dead_credential_refused and stranger_refused check it on every answer",
     "max_response_time": "a load measure (bench_mcp, bench_web), not a conformance check",
 }
-# The permission matrix's credential kinds (tests/test_permission_matrix.py).
+# The permission matrix's credential kinds (tests/helpers/permissions.py).
 DEAD = ("anonymous", "token_expired", "token_revoked")
 STRANGERS = ("outsider", "foreigner", "token_other_ws")
 
