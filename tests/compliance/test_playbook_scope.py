@@ -13,6 +13,7 @@ from agents.tools import call_tool
 from compliance.models import Flag, Scan
 from compliance.playbooks import PlaybookInvalid, default_playbooks, in_scope, parse_playbook
 from documents.models import Document
+from tests.helpers.contracts import ingest_command
 from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
@@ -29,6 +30,23 @@ FRENCH = (
 RULES = (
     "rules:\n  - {key: r, title: R, clause_type: governing_law, kind: required, severity: low}\n"
 )
+
+
+def _ingest(folder: Path, *files: tuple[str, str]) -> None:
+    for name, text in files:
+        (folder / name).write_text(text)
+    ingest_command(*(folder / name for name, _ in files))
+
+
+def _scan_with_the_english_playbook(room: Room) -> None:
+    english = next(p for p in default_playbooks() if p.name.startswith("en-"))
+    call_command(
+        "load_playbooks", str(english), "--firm", room.firm.name, "--assign", "deal-alpha",
+        stdout=StringIO(),
+    )  # fmt: skip
+    call_tool(
+        name="scan_contract", user=room.owner, via="cli", arguments={"workspace": "deal-alpha"}
+    )
 
 
 def _spec(applies_to: str):
@@ -64,20 +82,8 @@ def test_a_contract_of_unknown_language_or_type_is_checked():
 @pytest.mark.django_db
 def test_the_english_playbook_checks_english_contracts_only(room: Room, tmp_path: Path, settings):
     settings.OLLAMA_URL = "http://127.0.0.1:9"  # no LLM: its rules are skipped
-    for name, text in (("services.txt", ENGLISH), ("prestation.txt", FRENCH)):
-        (tmp_path / name).write_text(text)
-        call_command(
-            "ingest", str(tmp_path / name), "--workspace", "deal-alpha", "--in-process",
-            stdout=StringIO(),
-        )  # fmt: skip
-    english = next(p for p in default_playbooks() if p.name.startswith("en-"))
-    call_command(
-        "load_playbooks", str(english), "--firm", room.firm.name, "--assign", "deal-alpha",
-        stdout=StringIO(),
-    )  # fmt: skip
-    call_tool(
-        name="scan_contract", user=room.owner, via="cli", arguments={"workspace": "deal-alpha"}
-    )
+    _ingest(tmp_path, ("services.txt", ENGLISH), ("prestation.txt", FRENCH))
+    _scan_with_the_english_playbook(room)
     with workspace_scope(room.workspace):
         flagged = set(Flag.objects.values_list("document__filename", flat=True))
         scan = Scan.objects.get()
@@ -96,11 +102,7 @@ def test_a_governing_law_read_in_the_text_meets_the_required_rule(
     settings.OLLAMA_URL = "http://127.0.0.1:9"
     law = "This Agreement is governed by the laws of England and Wales."
     text = f"{ENGLISH}\n3. MISCELLANEOUS\n{law}\n"
-    (tmp_path / "services.txt").write_text(text)
-    call_command(
-        "ingest", str(tmp_path / "services.txt"), "--workspace", "deal-alpha", "--in-process",
-        stdout=StringIO(),
-    )  # fmt: skip
+    _ingest(tmp_path, ("services.txt", text))
     with workspace_scope(room.workspace):
         document = Document.objects.get()
         assert (document.governing_law, document.governing_law_source) == (
@@ -109,14 +111,7 @@ def test_a_governing_law_read_in_the_text_meets_the_required_rule(
         )
         tagged = document.chunks.filter(clause_type_keys__contains=["governing_law"]).exists()
     assert not tagged  # no article is tagged: what the text says is enough
-    english = next(p for p in default_playbooks() if p.name.startswith("en-"))
-    call_command(
-        "load_playbooks", str(english), "--firm", room.firm.name, "--assign", "deal-alpha",
-        stdout=StringIO(),
-    )  # fmt: skip
-    call_tool(
-        name="scan_contract", user=room.owner, via="cli", arguments={"workspace": "deal-alpha"}
-    )
+    _scan_with_the_english_playbook(room)
     with workspace_scope(room.workspace):
         rules = set(Flag.objects.values_list("rule__key", flat=True))
     assert "governing-law-present" not in rules and "liability-cap-present" in rules

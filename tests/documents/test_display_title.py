@@ -17,6 +17,7 @@ from compliance.models import Flag
 from compliance.playbooks import default_playbooks
 from compliance.selectors import flag_contracts
 from documents.models import Document
+from tests.helpers.contracts import ingest_command
 from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
@@ -34,9 +35,7 @@ UNTITLED = "Le prestataire fournit une assistance.\n\nLe prix est de 10 euros.\n
 def _ingest(room: Room, tmp_path: Path, name: str, text: str) -> Document:
     path = tmp_path / name
     path.write_text(text)
-    call_command(
-        "ingest", str(path), "--workspace", "deal-alpha", "--in-process", stdout=StringIO()
-    )
+    ingest_command(path)
     with workspace_scope(room.workspace):
         return Document.objects.get(filename=name)
 
