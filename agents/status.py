@@ -8,6 +8,8 @@ raised: the page and ``manage.py llm_status`` are what one opens when something 
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import ollama
 import pydantic
@@ -15,7 +17,7 @@ from django.conf import settings
 from django.utils.translation import gettext
 
 from core.embeddings import ResidentModel, embedding_model_name, pick_device, resident_models
-from core.llm import llm_client, shown_url
+from core.llm import llm_client, probe_client, shown_url
 
 # Asking Ollama can fail as HTTP, as a refusal, or with a server that does not speak Ollama.
 OLLAMA_ERRORS = (ollama.ResponseError, httpx.HTTPError, ConnectionError, ValueError,
@@ -64,6 +66,28 @@ class LlmStatus(pydantic.BaseModel):
     problems: list[str]  # each in words, with its fix
     ollama: OllamaStatus
     embeddings: EmbeddingStatus
+
+
+_ANSWERS_SECONDS = 30.0
+_answers: dict[str, tuple[float, bool]] = {}
+
+
+def model_answers() -> bool:
+    """Whether the configured model can answer (Ollama reachable, the model pulled), looked
+    at two seconds at most and kept half a minute per process: the chat page says so before
+    the first question."""
+    key = f"{settings.OLLAMA_URL}|{settings.LEXROOM_LLM_MODEL}"
+    now = time.monotonic()
+    seen = _answers.get(key)
+    if seen is not None and now - seen[0] < _ANSWERS_SECONDS:
+        return seen[1]
+    try:
+        pulled = {_full_name(m.model or "") for m in probe_client().list().models}
+        answers = _full_name(settings.LEXROOM_LLM_MODEL) in pulled
+    except OLLAMA_ERRORS:
+        answers = False
+    _answers[key] = (now, answers)
+    return answers
 
 
 def llm_status() -> LlmStatus:

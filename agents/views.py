@@ -42,7 +42,7 @@ from agents.services import (
     turn_ask,
     turn_decide,
 )
-from agents.status import llm_status
+from agents.status import llm_status, model_answers
 from agents.streams import TooManyStreams, stream_slots_take
 from agents.tasks import turn_run_later
 from core.http import retry_after
@@ -77,6 +77,7 @@ def _page(
         "error": error,
         "refresh": any(turn.status in ACTIVE for turn in turns),
         "external_sites": _external_sites(workspace),
+        "no_model": not model_answers(),
     }
     return render(request, "agents/chat.html", context, status=status)
 

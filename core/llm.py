@@ -48,6 +48,12 @@ def _client(host: str, timeout: float) -> ollama.Client:
     return ollama.Client(host=host, timeout=timeout)
 
 
+def probe_client() -> ollama.Client:
+    """A client for a quick look at ``OLLAMA_URL`` (a page asking whether a model answers):
+    two seconds at most, whatever the chat's timeout."""
+    return _client(settings.OLLAMA_URL, 2.0)
+
+
 def llm_client() -> ollama.Client:
     """The client for ``OLLAMA_URL`` (one per address and timeout; it is thread-safe)."""
     return _client(settings.OLLAMA_URL, float(settings.LEXROOM_LLM_TIMEOUT))

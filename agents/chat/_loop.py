@@ -40,6 +40,7 @@ from agents.selectors import turn_history
 from agents.services import trace_add, trace_next_position, turn_save
 from agents.telemetry import step_span, turn_span
 from core.llm import ChatModel, LlmReply, LlmUnavailable, ToolsUnsupported
+from search.paging import MAX_QUERY_CHARS
 from workspaces.tenancy import workspace_scope
 
 logger = logging.getLogger(__name__)
@@ -206,6 +207,18 @@ def gather(run: Run) -> None:
         _run_calls(run, [{**call, "position": i} for i, call in enumerate(calls)])
 
 
+def gather_without_model(run: Run, why: str) -> None:
+    """Sources only, with no model to plan: the question itself searches the data room, run
+    and checked as a model's call would be. ``why`` (the model's failure, for IT) goes to
+    the trace and the log, not to the lawyer."""
+    logger.warning("turn %s: no model answers, sources only by the question (%s)", run.turn.pk, why)
+    run.record("check", "no_model", summary={"why": why})
+    note = gettext("No model answers on this server: the question itself is searched.")
+    run.emit("plan", {"model": "", "tool_calls": [], "note": note})
+    query = run.turn.question[:MAX_QUERY_CHARS]
+    _execute(run, {"name": "search_data_room", "arguments": {"query": query}})
+
+
 def resume(run: Run, pending: dict[str, Any], decision: str) -> None:
     """Carry on from the call that waited: run it if approved, tell the model if refused."""
     run.record("approval", str(pending["name"]), arguments=pending.get("arguments") or {},
@@ -268,6 +281,14 @@ def draft(run: Run, *, sourced: bool) -> Draft:
     return abstention(run.turn.workspace, missing)
 
 
+def no_model_message() -> str:
+    return gettext(
+        "No model answers on this server at the moment. Ask in “Sources only” mode to see the "
+        "documents and articles the search finds; your firm's IT can see what to fix on the "
+        "model status page."
+    )
+
+
 def _no_sources() -> str:
     return gettext(
         "a document of the data room that answers the question (the searches found none)"
@@ -315,9 +336,17 @@ def complete(run: Run) -> None:
     mode = run.turn.mode
     if mode == Mode.DIRECT:
         result = direct(run)
+    elif mode == Mode.RETRIEVAL_ONLY:
+        try:
+            gather(run)
+        except LlmUnavailable as exc:
+            if run.steps:
+                raise
+            gather_without_model(run, str(exc))
+        result = retrieval_only(run)
     else:
         gather(run)
-        result = retrieval_only(run) if mode == Mode.RETRIEVAL_ONLY else answer(run)
+        result = answer(run)
     result["mode"] = mode
     turn_save(run.turn, status=TurnStatus.DONE, answer=result, error="", state=run.state())
     run.emit("done", {"status": TurnStatus.DONE, "answer": result})
@@ -351,7 +380,11 @@ def drive(run: Run, *, decision: str | None, pending: dict[str, Any] | None) -> 
     except Paused as paused:
         pause(run, paused.args[0])
     except LlmUnavailable as exc:
-        fail(run, str(exc))
+        # The lawyer is told what still works; how to fix the model is for IT (the trace,
+        # the log and /llm/ say it).
+        logger.warning("turn %s: %s", run.turn.pk, exc)
+        run.record("error", "model_unavailable", error=str(exc))
+        fail(run, no_model_message())
     except Exception:
         logger.exception("agent turn %s failed", run.turn.pk)
         fail(run, gettext("The agent failed on an unexpected error; it is in the server's log."))

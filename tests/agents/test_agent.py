@@ -243,27 +243,44 @@ def test_direct_mode_has_no_tools_and_is_labelled_unsourced(brenalis_room, ollam
     )
 
 
+def _failed_for_want_of_a_model(turn) -> str:
+    """The lawyer's message says what still works, never how to fix the server; the fix
+    for IT is in the trace (and the log, and /llm/). Returns the trace's error."""
+    assert turn.status == TurnStatus.FAILED
+    assert "Sources" in turn.error and "ollama" not in turn.error.lower()
+    assert turn.events[-1] == ("error", {"message": turn.error})  # type: ignore[attr-defined]
+    [error] = [s for s in steps(turn) if s.kind == "error" and s.name == "model_unavailable"]
+    return str(error.error)
+
+
 def test_ollama_down_fails_the_turn_with_a_clear_message(brenalis_room, settings):
     settings.OLLAMA_URL = "http://127.0.0.1:9"  # discard port: nothing listens
     settings.LEXROOM_LLM_RETRIES = 0
-    turn = ask(brenalis_room)
-    assert turn.status == TurnStatus.FAILED
-    assert "127.0.0.1:9" in turn.error and "OLLAMA_URL" in turn.error
-    assert turn.events[-1] == ("error", {"message": turn.error})  # type: ignore[attr-defined]
+    for_it = _failed_for_want_of_a_model(ask(brenalis_room))
+    assert "127.0.0.1:9" in for_it and "OLLAMA_URL" in for_it
 
 
 def test_a_model_without_tool_support_is_named(brenalis_room, ollama):
     ollama(capabilities=("completion",))
-    turn = ask(brenalis_room)
-    assert turn.status == TurnStatus.FAILED
-    assert "cannot call tools" in turn.error or "outils" in turn.error
+    for_it = _failed_for_want_of_a_model(ask(brenalis_room))
+    assert "cannot call tools" in for_it or "outils" in for_it
 
 
 def test_a_model_not_pulled_says_which_command_pulls_it(brenalis_room, ollama, settings):
     ollama()
     settings.LEXROOM_LLM_MODEL = "mistral-small:24b"
-    turn = ask(brenalis_room)
-    assert turn.status == TurnStatus.FAILED and "ollama pull mistral-small:24b" in turn.error
+    assert "ollama pull mistral-small:24b" in _failed_for_want_of_a_model(ask(brenalis_room))
+
+
+def test_sources_only_works_without_any_model(brenalis_room, settings):
+    settings.OLLAMA_URL = "http://127.0.0.1:9"  # nothing listens
+    settings.LEXROOM_LLM_RETRIES = 0
+    turn = ask(brenalis_room, "exclusivité territoriale", mode="retrieval_only")
+    assert turn.status == TurnStatus.DONE and turn.answer["answer"] is None
+    cited = {c["contract_id"] for c in turn.answer["citations"]}
+    assert "c03" in cited  # its ARTICLE 4 — EXCLUSIVITÉ
+    kinds = [(s.kind, s.name) for s in steps(turn)]
+    assert ("check", "no_model") in kinds and ("tool", "search_data_room") in kinds
 
 
 def test_the_conversation_carries_earlier_questions(brenalis_room, ollama):

@@ -293,3 +293,11 @@ def test_questions_are_limited_per_member_and_minute(room: Room, settings):
         login(room.owner).post("/w/deal-alpha/chat/ask/", {"question": "Loyer ?"}).status_code
         == 302
     )
+
+
+def test_without_a_model_the_page_says_so_before_the_first_question(brenalis_room, settings):
+    settings.OLLAMA_URL = "http://127.0.0.1:9"  # nothing listens
+    page = login(brenalis_room.owner).get(f"/w/{brenalis_room.workspace.slug}/chat/")
+    html = page.content.decode()
+    assert "Sources" in html and 'value="retrieval_only" checked' in html
+    assert "ollama" not in html.lower()  # the fix is IT's, on /llm/
