@@ -205,10 +205,14 @@ def test_demo_setup_survives_a_renamed_demo_firm(monkeypatch):
     Firm.objects.filter(pk=firm.pk).update(name="Renamed by its admin")
     # `make run` runs demo_setup every time: it must not die with a traceback.
     monkeypatch.setattr(demo_setup, "DEMO_DATAROOM", demo_setup.DEMO_DATAROOM)
+    out = io.StringIO()
     try:
-        call_command("demo_setup")
+        call_command("demo_setup", stdout=out)
     except Exception as exc:
         pytest.fail(f"demo_setup failed: {type(exc).__name__}: {exc}")
+    # What `make run` prints: the firm as renamed, the login and what to try first.
+    printed = out.getvalue()
+    assert "Demo firm: Renamed by its admin" in printed and "Try first:" in printed
 
 
 # --- F10: a rate-limited tool call still writes a row --------------------------------------

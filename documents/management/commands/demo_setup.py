@@ -47,4 +47,14 @@ class Command(ModelCommand):
             self.stdout.write("Importing the demo data room (first run loads the model)…")
             batch, _ = store_dataroom(workspace=workspace, path=DEMO_DATAROOM, user=user)
             run_in_process(workspace=workspace, batch=batch)
+        with workspace_scope(workspace):
+            contracts = Document.objects.filter(workspace=workspace).count()
+        self.stdout.write(
+            f"Demo firm: {firm.name}, workspace “{workspace.title}” ({contracts} contracts)"
+        )
         self.stdout.write(f"Demo login: {DEMO_EMAIL} / {password}  (workspace: {workspace.slug})")
+        self.stdout.write(
+            "Try first: open a contract from the dashboard (what was read, with its quotes), "
+            "search “exclusivité territoriale”, then Flags → Scan the workspace. Without a model "
+            "the chat answers in Sources only (model status: /llm/)."
+        )
