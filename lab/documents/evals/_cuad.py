@@ -153,6 +153,10 @@ class Tally:
     errors: list[dict[str, Any]] = field(default_factory=list)
 
     causes: Counter[str] = field(default_factory=Counter)
+    # Per jurisdiction (our vocabulary's label): gold contracts, our readings, both agree.
+    law_gold: Counter[str] = field(default_factory=Counter)
+    law_read: Counter[str] = field(default_factory=Counter)
+    law_agree: Counter[str] = field(default_factory=Counter)
 
     def error(self, file: str, field_name: str, expected: Any, got: Any) -> None:
         if got in (None, [], ""):
@@ -188,6 +192,8 @@ class Tally:
     def law(self, file: str, answer: str, finding: Finding | Unknown) -> None:
         """Score the governing law read in a contract against its "Governing Law-Answer"."""
         ours = str(finding.value) if isinstance(finding, Finding) else None
+        if ours is not None:
+            self.law_read[ours] += 1
         if not _has_answer(answer):
             if ours is not None:
                 self.law_false_positive += 1
@@ -199,10 +205,47 @@ class Tally:
             self.law_unnormalisable += 1
             return
         self.law_evaluated += 1
+        self.law_gold[expected] += 1
         if ours == expected:
             self.law_correct += 1
+            self.law_agree[expected] += 1
         else:
             self.error(file, "governing_law", expected, ours)
+
+
+# Per jurisdiction with at least this many annotated contracts: the target precision and
+# recall ("an exhaustive list of the contracts governed by New York law must not miss").
+JURISDICTION_MIN_CONTRACTS = 20
+JURISDICTION_TARGET = {"precision": 0.97, "recall": 0.95}
+
+
+def _by_jurisdiction(tally: Tally) -> dict[str, Any]:
+    """Precision and recall of each jurisdiction read (precision over every contract we
+    said it of, gold or not), most annotated first; the target over those with enough."""
+    rows = {
+        label: {
+            "contracts": tally.law_gold[label],
+            "read": tally.law_read[label],
+            "precision": rate(tally.law_agree[label], tally.law_read[label]),
+            "recall": rate(tally.law_agree[label], tally.law_gold[label]),
+        }
+        for label, _ in (tally.law_gold + tally.law_read).most_common()
+    }
+    judged = [r for r in rows.values() if r["contracts"] >= JURISDICTION_MIN_CONTRACTS]
+    met = all(
+        r["precision"] >= JURISDICTION_TARGET["precision"]
+        and r["recall"] >= JURISDICTION_TARGET["recall"]
+        for r in judged
+    )
+    return {
+        "by_jurisdiction": rows,
+        "jurisdiction_target": {
+            **JURISDICTION_TARGET,
+            "min_contracts": JURISDICTION_MIN_CONTRACTS,
+            "judged": len(judged),
+            "met": met,
+        },
+    }
 
 
 def evaluate_cuad(cuad: Path, *, limit: int, progress: Progress) -> dict[str, Any]:
@@ -308,6 +351,7 @@ def _result(tally: Tally, unmatched: int, started: float) -> dict[str, Any]:
             "accuracy": rate(tally.law_correct, tally.law_evaluated),
             "unnormalisable_gold": tally.law_unnormalisable,
             "false_positive": tally.law_false_positive,
+            **_by_jurisdiction(tally),
         },
         "seconds": round(time.perf_counter() - started, 2),
         "errors": tally.errors,

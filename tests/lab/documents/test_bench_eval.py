@@ -178,8 +178,15 @@ def test_eval_metadata_on_cuad_stays_above_the_floors():
         "accuracy",
         "unnormalisable_gold",
         "false_positive",
+        "by_jurisdiction",
+        "jurisdiction_target",
     }
     assert result["governing_law"]["accuracy"] >= 0.8
+    # Per jurisdiction: as many gold contracts in all as evaluated, each rate between 0 and 1.
+    by_law = result["governing_law"]["by_jurisdiction"]
+    assert sum(row["contracts"] for row in by_law.values()) == result["governing_law"]["evaluated"]
+    assert all(0 <= row[k] <= 1 for row in by_law.values() for k in ("precision", "recall"))
+    assert result["governing_law"]["jurisdiction_target"]["min_contracts"] == 20
     assert result["parties"]["at_least_one"] >= 0.6
     assert len(result["errors"]) <= 20
     # Floors well under the full run's numbers (README → Measured), on 20 contracts.
