@@ -96,6 +96,18 @@ def apply_metadata(document: Document, text: str) -> list[PartyRow]:
     return parties
 
 
+def title_read_in_text(document: Document) -> bool:
+    """Whether the document's title is the title line ingestion read (the data room gave
+    none): the index keeps its context line from the file name, as it always had."""
+    read = (document.provenance or {}).get("contract_type") or {}
+    return (
+        not (document.raw_metadata or {}).get("title")
+        and bool(document.title)
+        and document.title == document.contract_type_title[:500]
+        and (read.get("source"), read.get("rule")) == ("text", "title")
+    )
+
+
 def _title_line(reading: ContractReading) -> str:
     """The title at the head of the text ("CONTRAT DE PRESTATION DE SERVICES"), read with the
     contract's type; "" when the type was read elsewhere (a mention is no title)."""

@@ -25,7 +25,12 @@ from documents.listeners import chunks_indexed, chunks_removing
 from documents.models import Chunk, Document, DocumentParty, DocumentStatus
 from documents.ocr import OcrError, ocr_pdf, ocr_unavailable
 from documents.services._entities import entity_for_party
-from documents.services._metadata import apply_metadata, filename_title, language_of
+from documents.services._metadata import (
+    apply_metadata,
+    filename_title,
+    language_of,
+    title_read_in_text,
+)
 from documents.textsearch import chunk_vectors_update
 
 logger = logging.getLogger(__name__)
@@ -123,6 +128,10 @@ def document_chunk(document: Document) -> Document:
             .order_by("ordinal")
             .values_list("name_as_written", flat=True)
         )
+        # The chunks' context line: the title given, else the file's name (a title line read
+        # in the text is already in the first chunk, and would shift every ranking).
+        from_file = filename_title(document.filename)
+        index_title = from_file if title_read_in_text(document) else document.title or from_file
         chunks = [
             Chunk(
                 workspace=document.workspace,
@@ -134,7 +143,7 @@ def document_chunk(document: Document) -> Document:
                 text=draft.text,
                 index_text=chunking.index_text(
                     draft,
-                    title=document.title or filename_title(document.filename),
+                    title=index_title,
                     parties=party_names,
                     contract_type=document.contract_type,
                 ),

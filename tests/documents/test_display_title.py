@@ -17,6 +17,7 @@ from compliance.models import Flag
 from compliance.playbooks import default_playbooks
 from compliance.selectors import flag_contracts
 from documents.models import Document
+from documents.services._metadata import filename_title
 from tests.helpers.contracts import ingest_command
 from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
@@ -46,6 +47,11 @@ def test_an_upload_is_called_by_the_title_line_of_its_text(
     titled = _ingest(room, tmp_path, "scan_0042.txt", TITLED)
     untitled = _ingest(room, tmp_path, "notes.txt", UNTITLED)
     assert titled.title == titled.display_title == "CONTRAT DE PRESTATION DE SERVICES"
+    # The chunks' context line stays the file's name: the title line is in the text already,
+    # and search rankings do not move.
+    with workspace_scope(room.workspace):
+        first = titled.chunks.order_by("ordinal").first()
+    assert first is not None and first.index_text.startswith(filename_title("scan_0042.txt"))
     assert untitled.display_title == "notes.txt"
     listing = owner_client.get(reverse("document_index", args=["deal-alpha"])).content.decode()
     assert "CONTRAT DE PRESTATION DE SERVICES" in listing
