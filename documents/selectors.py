@@ -293,6 +293,38 @@ class DocumentProvenance:
     identifiers: list[dict[str, Any]]  # as stored: kind, number, valid, city, quote, start
 
 
+def chunks_holding(
+    positions: Iterable[tuple[int, int]], *, fields: Iterable[str] = ()
+) -> dict[tuple[int, int], Chunk]:
+    """For each (document id, character offset), the chunk of that document holding it (of
+    overlapping chunks, the one that starts first), with ``fields`` loaded, in one query;
+    an offset no chunk holds is left out."""
+    wanted = list(positions)
+    if not wanted:
+        return {}
+    holding = Q(pk__in=[])
+    for document_id, start in wanted:
+        holding |= Q(document_id=document_id, char_start__lte=start, char_end__gt=start)
+    chunks = list(
+        Chunk.objects.filter(holding)
+        .order_by("document_id", "char_start")
+        .only("id", "document_id", "char_start", "char_end", *fields)
+    )
+    found: dict[tuple[int, int], Chunk] = {}
+    for document_id, start in wanted:
+        chunk = next(
+            (
+                c
+                for c in chunks
+                if c.document_id == document_id and c.char_start <= start < c.char_end
+            ),
+            None,
+        )
+        if chunk is not None:
+            found[document_id, start] = chunk
+    return found
+
+
 def document_provenance(*, document: Document) -> DocumentProvenance:
     """Every metadata field's provenance (see documents.provenance), in the viewer's order,
     then one entry per party, quotes located in their article and page; and the identifiers
@@ -309,30 +341,18 @@ def document_provenance(*, document: Document) -> DocumentProvenance:
     ]
     entries += [("party", record) for record in records.get("parties", [])]
     starts = {record["start"] for _, record in entries if record.get("start", -1) >= 0}
-    containing = Q(pk__in=[])
-    for start in starts:
-        containing |= Q(char_start__lte=start, char_end__gt=start)
-    chunks = (
-        list(
-            Chunk.objects.filter(document=document)
-            .filter(containing)
-            .order_by("char_start")  # overlapping chunks: the first that holds the quote
-            .values_list("id", "article_ref", "char_start", "char_end")
-        )
-        if starts
-        else []
-    )
+    chunks = chunks_holding([(document.pk, start) for start in starts], fields=("article_ref",))
     located = []
     for name, record in entries:
         start = record.get("start", -1)
-        chunk = next((c for c in chunks if start >= 0 and c[2] <= start < c[3]), None)
+        chunk = chunks.get((document.pk, start))
         page = page_of(page_starts, start) if start >= 0 else None
         located.append(
             LocatedValue(
                 field=name,
                 record=record,
-                chunk_id=chunk[0] if chunk else None,
-                article_ref=(chunk[1] or None) if chunk else None,
+                chunk_id=chunk.pk if chunk else None,
+                article_ref=(chunk.article_ref or None) if chunk else None,
                 page=page,
             )
         )

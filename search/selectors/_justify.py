@@ -4,9 +4,8 @@ ARTICLE 2 — DURÉE beside the date). Read from the values' provenance, never r
 
 from __future__ import annotations
 
-from django.db.models import Q
-
 from documents.models import Chunk, Document
+from documents.selectors import chunks_holding
 from search.filters import SearchFilters
 
 # The filters whose value ingestion reads in the text, and the provenance record it keeps.
@@ -42,27 +41,10 @@ def justifying_chunks(
             start = record.get("text_start") if start is None else start
             if isinstance(start, int) and start >= 0:
                 wanted.append((document_id, name, start))
-    if not wanted:
-        return {}
-    holding = Q(pk__in=[])
-    for document_id, _, start in wanted:
-        holding |= Q(document_id=document_id, char_start__lte=start, char_end__gt=start)
-    columns = ("id", "document_id", "heading", "page_start", "text", "clause_types")
-    chunks = list(
-        Chunk.objects.filter(holding)
-        .order_by("document_id", "char_start")
-        .only(*columns, "ocr_confidence", "char_start", "char_end")
-    )
+    columns = ("heading", "page_start", "text", "clause_types", "ocr_confidence")
+    chunks = chunks_holding(((doc_id, start) for doc_id, _, start in wanted), fields=columns)
     found: dict[int, list[tuple[str, Chunk]]] = {}
     for document_id, name, start in wanted:
-        chunk = next(
-            (
-                c
-                for c in chunks
-                if c.document_id == document_id and c.char_start <= start < c.char_end
-            ),
-            None,
-        )
-        if chunk is not None:
+        if (chunk := chunks.get((document_id, start))) is not None:
             found.setdefault(document_id, []).append((name, chunk))
     return found
