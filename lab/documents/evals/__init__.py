@@ -1,5 +1,6 @@
 """Metadata extraction evaluations (``manage.py eval_metadata``): CUAD's labels, and the
-Brenalis data room read back from PDFs. Runtime code never imports this package."""
+Brenalis data room read back from PDFs; and segmentation (``manage.py eval_segmentation``):
+the same contracts cut into articles. Runtime code never imports this package."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ from lab.documents.evals._cuad_dates import (
     score_expiration,
 )
 from lab.documents.evals._scoring import rate
+from lab.documents.evals._segmentation import (
+    evaluate_brenalis_segmentation,
+    evaluate_cuad_segmentation,
+)
 
 __all__ = [
     "BrenalisMissing",
@@ -33,8 +38,10 @@ __all__ = [
     "date_miss",
     "default_brenalis_file",
     "default_cuad_dir",
+    "evaluate_brenalis_segmentation",
     "evaluate_brenalis_text",
     "evaluate_cuad",
+    "evaluate_cuad_segmentation",
     "expiration_golds",
     "file_key",
     "gold_date",
