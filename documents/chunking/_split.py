@@ -7,7 +7,9 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from documents.chunking._headings import Heading, candidate_headings, top_level
+from documents.chunking._headings import Heading
+from documents.chunking._levels import top_level
+from documents.chunking._scan import candidate_headings
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ def split_into_chunks(
     if not text.strip():
         return []
     candidates = candidate_headings(text)
-    top = top_level(candidates) if sections is None else []
+    top = top_level(candidates, len(text)) if sections is None else []
     top_starts = {heading.line_start for heading in top}
     heading_cuts = sorted({h.line_start for h in candidates} - top_starts)
     heading_cut_set = set(heading_cuts)

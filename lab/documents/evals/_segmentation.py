@@ -48,7 +48,7 @@ class Segmented:
     name: str
     chars: int
     first_share: float  # of the text's characters before the first article
-    articles: list[str]  # the refs of the top-level articles, in order
+    articles: list[str]  # the top-level articles' refs (headings when unnumbered), in order
     chunks: int
     running_lines: int  # running headers and page footers of our rendering left in the text
 
@@ -63,15 +63,16 @@ def segment(name: str, data: bytes) -> Segmented:
 def measured(name: str, text: str, chunks: list[ChunkDraft]) -> Segmented:
     """The first section's share of ``text`` and the articles among ``chunks``."""
     body = len(text.strip()) or 1
-    first_article = next((c.char_start for c in chunks if c.article_ref), None)
+    # Every chunk after the preamble carries its article's heading, a numbered one or not.
+    first_article = next((c.char_start for c in chunks if c.heading), None)
     before = len(text[:first_article].strip()) if first_article is not None else body
     articles: list[str] = []
     previous: tuple[str, str] | None = None
     for chunk in chunks:
         key = (chunk.heading, chunk.article_ref)
         # The parts of one long article share its heading and ref: one article.
-        if chunk.article_ref and key != previous:
-            articles.append(chunk.article_ref)
+        if chunk.heading and key != previous:
+            articles.append(chunk.article_ref or chunk.heading)
         previous = key
     running = len(_RUNNING_LINE_RE.findall(text))
     return Segmented(name, len(text), round(before / body, 4), articles, len(chunks), running)

@@ -83,8 +83,10 @@ def cuad_lines(result: dict[str, Any]) -> Iterator[str]:
     """The summary, then the contracts with the largest preamble."""
     yield from _summary_lines("CUAD", result)
     for worst in result["worst"]:
-        yield f"  {worst['first_share']:.0%} before article 1, {worst['articles']} articles: "
-        yield f"    {worst['name']}"
+        yield (
+            f"  {worst['first_share']:>4.0%} before the first article, "
+            f"{worst['articles']:>2} articles: {worst['name']}"
+        )
     yield f"  {result['seconds']} s"
 
 

@@ -1,0 +1,158 @@
+"""Which headings are top-level, each starting a chunk: the articles of the contract.
+
+One style of heading carries the articles ("ARTICLE 4", "Section 4", "4.", "TITRE II",
+"GOVERNING LAW"): the one whose articles weigh most, an explicit keyword counting more
+than a bare number. Its articles are the longest run of increasing numbers, gaps allowed:
+a numbered list inside an article ("1. Price", "2. Delivery") or a table of contents
+(numbers a few words apart) does not make one. Sub-sections ("4.1") stay inside their
+article; when only they are found, the first of each number opens the article ("4.1"
+opens article 4). Exhibits, schedules and annexes after the first article start a chunk
+each, and the articles' style no longer does after them (an exhibit restarts its own
+numbering). A "TITRE II" line just above an article is kept with that article.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from documents.chunking._headings import Heading
+
+_STYLE_WEIGHT = {"article": 2.0, "section": 1.5, "numbered": 1.0, "division": 1.0, "caps": 0.7}
+_UNTITLED_WEIGHT = 0.6  # "1. The Licensee shall ..." is a list item as often as an article
+_IMPLIED_WEIGHT = 0.8  # "4.1 ..." standing for article 4
+# A heading followed by a whole clause weighs more than one a few words before the next.
+_FULL_SPAN = 400
+_DIVISION_REACH = 300  # "TITRE II" this close above an article goes with it
+_NO_ARTICLE_ANNEX_SHARE = 0.1  # without articles, an exhibit in the first tenth is a cover
+
+
+@dataclass(frozen=True)
+class _Unit:
+    heading: Heading
+    key: int  # the article's number ("4" for "4.1" standing for article 4)
+    weight: float
+
+
+def _number(ref: str) -> int | None:
+    first = ref.split(".")[0]
+    return int(first) if first.isdigit() else None
+
+
+def _units(headings: list[Heading], text_length: int) -> list[_Unit]:
+    """The candidate articles of one style: its level-1 headings, and for each number that
+    has only sub-sections, the first of them."""
+    units: list[_Unit] = []
+    seen_top: set[int] = set()
+    implied: set[int] = set()
+    ends = [h.line_start for h in headings[1:]] + [text_length]
+    for heading, end in zip(headings, ends, strict=True):
+        key = _number(heading.ref)
+        if key is None:
+            continue
+        span = min(1.0, (end - heading.line_start) / _FULL_SPAN)
+        weight = 0.5 + 0.5 * span
+        if heading.level == 1:
+            seen_top.add(key)
+            units.append(_Unit(heading, key, weight * (1 if heading.titled else _UNTITLED_WEIGHT)))
+        elif key not in seen_top and key not in implied:
+            implied.add(key)
+            units.append(_Unit(heading, key, weight * _IMPLIED_WEIGHT))
+    return units
+
+
+def _jump_cost(gap: int) -> float:
+    return 0.15 * math.log2(1 + max(gap, 0))
+
+
+def _increasing_run(units: list[_Unit]) -> tuple[list[_Unit], float]:
+    """The heaviest run of strictly increasing numbers, each skipped number costing a little."""
+    best: dict[int, tuple[float, int]] = {}  # number -> (score, index of its last unit)
+    previous: list[int] = []
+    scores: list[float] = []
+    for index, unit in enumerate(units):
+        score, link = unit.weight - _jump_cost(unit.key - 1), -1
+        for key, (earlier, at) in best.items():
+            if key < unit.key and earlier + unit.weight - _jump_cost(unit.key - key - 1) > score:
+                score, link = earlier + unit.weight - _jump_cost(unit.key - key - 1), at
+        previous.append(link)
+        scores.append(score)
+        if score > best.get(unit.key, (-math.inf, -1))[0]:
+            best[unit.key] = (score, index)
+    if not scores:
+        return [], 0.0
+    at = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    total, run = scores[at], []
+    while at >= 0:
+        run.append(units[at])
+        at = previous[at]
+    return run[::-1], total
+
+
+def _articles_of(style: str, headings: list[Heading], text_length: int) -> tuple[list, float]:
+    if style == "caps":
+        return headings, 0.7 * len(headings)
+    run, score = _increasing_run(_units(headings, text_length))
+    if len(run) < 2 and not any(unit.heading.titled for unit in run):
+        return [], 0.0  # one "2. The parties agree ..." is a sentence, not an article
+    if len(run) < 2:
+        return [unit.heading for unit in run], score * _STYLE_WEIGHT[style]
+    top = [
+        unit.heading if unit.heading.level == 1 else replace(unit.heading, ref=str(unit.key))
+        for unit in run
+    ]
+    return top, score * _STYLE_WEIGHT[style]
+
+
+def _main_articles(headings: list[Heading], text_length: int) -> list[Heading]:
+    by_style: dict[str, list[Heading]] = {}
+    for heading in headings:
+        by_style.setdefault(heading.style, []).append(heading)
+    ranked = sorted(
+        (_articles_of(style, by_style[style], text_length) for style in _STYLE_WEIGHT
+         if style in by_style),
+        key=lambda found: -found[1],
+    )  # fmt: skip
+    # A style needs two articles to win, so that one stray line cannot take over.
+    chosen = next((top for top, _score in ranked if len(top) >= 2), None)
+    return chosen if chosen is not None else next((top for top, _ in ranked if top), [])
+
+
+def _with_annexes(top: list[Heading], annexes: list[Heading], text_length: int) -> list[Heading]:
+    floor = top[0].line_start if top else text_length * _NO_ARTICLE_ANNEX_SHARE
+    annexes = [h for h in annexes if h.line_start > floor]
+    if not annexes:
+        return top
+    first_annex = annexes[0].line_start
+    return [h for h in top if h.line_start < first_annex] + annexes
+
+
+def _with_divisions(top: list[Heading], divisions: list[Heading]) -> list[Heading]:
+    """Each article starts at the "TITRE II" or "CHAPITRE 3" line just above it, if any."""
+    moved: list[Heading] = []
+    floor = -1
+    for heading in top:
+        above = [
+            d
+            for d in divisions
+            if floor < d.line_start < heading.line_start <= d.line_start + _DIVISION_REACH
+        ]
+        floor = heading.line_start
+        moved.append(replace(heading, line_start=above[0].line_start) if above else heading)
+    return moved
+
+
+def top_level(headings: list[Heading], text_length: int) -> list[Heading]:
+    """The headings that start chunks, in text order."""
+    annexes = [h for h in headings if h.style == "annex"]
+    top = _main_articles([h for h in headings if h.style != "annex"], text_length)
+    top = _with_annexes(top, annexes, text_length)
+    if top and top[0].style != "division":
+        divisions = [h for h in headings if h.style == "division"]
+        top = _with_divisions(top, divisions)
+    # Moved starts never cross: each stays after the previous article's own start.
+    ordered: list[Heading] = []
+    for heading in sorted(top, key=lambda h: h.line_start):
+        if not ordered or heading.line_start > ordered[-1].line_start:
+            ordered.append(heading)
+    return ordered
