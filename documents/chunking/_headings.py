@@ -15,6 +15,7 @@ from documents.chunking._titles import (
     SEPARATORS,
     body_is_toc,
     caps_heading,
+    is_title_case,
     normalise_ref,
     reads_like_sentence,
     starts_like_title,
@@ -29,7 +30,8 @@ class Heading:
     text: str
     ref: str
     # "article" | "section" | "numbered" | "division" (Titre, Chapitre) | "caps" (an
-    # unnumbered heading in capitals) | "annex" (Exhibit, Schedule, Annexe)
+    # unnumbered heading in capitals) | "label" (an unnumbered run-in title: "Term: The")
+    # | "annex" (Exhibit, Schedule, Annexe)
     style: str
     level: int  # 1 for "12", 2 for "12.3", ...
     line_index: int
@@ -50,7 +52,7 @@ _KEYWORD_RE = re.compile(
 _DIVISIONS = frozenset({"titre", "chapitre", "title", "chapter", "part"})
 # Bare roman numbers stop at XXXIX: "C." and "L." are far more often list letters.
 _NUMBERED_RE = re.compile(
-    rf"^(?P<number>{_NUMBER}|[IVX]+)(?P<dot>\.?)[ \t]+(?P<rest>\S.*)$",
+    rf"^(?P<number>{_NUMBER}|[IVX]+)(?P<dot>[.)]?)[ \t]+(?P<rest>\S.*)$",
 )
 # "EXHIBIT A", "Schedule 1", "ANNEXE 2 — Prix", "Appendix B: Fees", "ANNEXES".
 _ANNEX_RE = re.compile(
@@ -59,6 +61,20 @@ _ANNEX_RE = re.compile(
     rf"(?=$|[\s.:){DASHES}])(?P<rest>.*)$",
 )
 _DASH_OR_COLON = frozenset(f"{DASHES}:")
+# A run-in title without a number: "Governing Law: This Agreement ...", "Confidentiality. Each".
+_LABEL_RE = re.compile(
+    r"^(?P<label>[A-Z][\w'\u2019&/-]*(?:[ \t][\w'\u2019&/-]+){0,5})"
+    r"(?::(?:[ \t]+[A-Z(\"\u201c]|$)|\.[ \t]+[A-Z(\"\u201c])"
+)
+# Labels of a notice, signature or cover block, not of a clause.
+_NOT_LABELS = frozenset({
+    "name", "title", "date", "by", "address", "attention", "attn", "tel", "telephone", "fax",
+    "facsimile", "e-mail", "email", "phone", "party", "whereas", "note", "notes", "re", "to",
+    "from", "cc", "signature", "signed", "contract", "account", "bank", "postcode", "website",
+    "mr", "mrs", "ms", "dr", "inc", "ltd", "co", "corp", "no", "st", "its", "per", "witness",
+    "company", "client", "customer", "supplier", "licensee", "licensor", "between", "and",
+    "entre", "nom", "adresse", "fait", "le", "la", "les", "objet",
+})  # fmt: skip
 _QUOTES = '"\u201c\u201d'
 
 
@@ -137,6 +153,20 @@ def _annex_heading(line: str) -> tuple[str, str] | None:
     return line.rstrip(" .:"), ref
 
 
+def _label_heading(line: str) -> str | None:
+    """ "Governing Law: This Agreement ..." or "Term and Termination." opening its clause."""
+    match = _LABEL_RE.match(line)
+    if match is None:
+        return None
+    label = match.group("label")
+    words = label.split()
+    if words[0].rstrip(".").lower() in _NOT_LABELS or len(label) < 4:
+        return None
+    if not is_title_case(label) or reads_like_sentence(label):
+        return None
+    return label
+
+
 def _with_title_from_next_line(heading: str, following: list[str]) -> str:
     """ "ARTICLE 4" with "EXCLUSIVITÉ" alone on the next line reads "ARTICLE 4 — EXCLUSIVITÉ"."""
     candidate = next((line.strip() for line in following if line.strip()), "")
@@ -170,6 +200,9 @@ def line_heading(line: str, following: list[str]) -> tuple[str, str, str, bool, 
     caps = caps_heading(line)
     if caps is not None and not caps[1]:
         return caps[0], "", "caps", True, True
+    label = _label_heading(line)
+    if label is not None:
+        return label, "", "label", False, True
     return None
 
 

@@ -18,7 +18,15 @@ from dataclasses import dataclass, replace
 
 from documents.chunking._headings import Heading
 
-_STYLE_WEIGHT = {"article": 2.0, "section": 1.5, "numbered": 1.0, "division": 1.0, "caps": 0.7}
+_STYLE_WEIGHT = {
+    "article": 2.0,
+    "section": 1.5,
+    "numbered": 1.0,
+    "division": 1.0,
+    "caps": 0.7,
+    "label": 0.5,
+}
+_UNNUMBERED = frozenset({"caps", "label"})
 _UNTITLED_WEIGHT = 0.6  # "1. The Licensee shall ..." is a list item as often as an article
 _IMPLIED_WEIGHT = 0.8  # "4.1 ..." standing for article 4
 # A heading followed by a whole clause weighs more than one a few words before the next.
@@ -42,23 +50,27 @@ def _number(ref: str) -> int | None:
 def _units(headings: list[Heading], text_length: int) -> list[_Unit]:
     """The candidate articles of one style: its level-1 headings, and for each number that
     has only sub-sections, the first of them."""
-    units: list[_Unit] = []
+    found: list[tuple[Heading, int, float]] = []
     seen_top: set[int] = set()
     implied: set[int] = set()
-    ends = [h.line_start for h in headings[1:]] + [text_length]
-    for heading, end in zip(headings, ends, strict=True):
+    for heading in headings:
         key = _number(heading.ref)
         if key is None:
             continue
-        span = min(1.0, (end - heading.line_start) / _FULL_SPAN)
-        weight = 0.5 + 0.5 * span
         if heading.level == 1:
             seen_top.add(key)
-            units.append(_Unit(heading, key, weight * (1 if heading.titled else _UNTITLED_WEIGHT)))
+            found.append((heading, key, 1.0 if heading.titled else _UNTITLED_WEIGHT))
         elif key not in seen_top and key not in implied:
             implied.add(key)
-            units.append(_Unit(heading, key, weight * _IMPLIED_WEIGHT))
-    return units
+            found.append((heading, key, _IMPLIED_WEIGHT))
+    # Measured to the next candidate article: its sub-sections are part of its clause.
+    ends = [heading.line_start for heading, _key, _weight in found[1:]] + [text_length]
+    return [
+        _Unit(
+            heading, key, weight * (0.5 + 0.5 * min(1.0, (end - heading.line_start) / _FULL_SPAN))
+        )
+        for (heading, key, weight), end in zip(found, ends, strict=True)
+    ]
 
 
 def _jump_cost(gap: int) -> float:
@@ -90,8 +102,8 @@ def _increasing_run(units: list[_Unit]) -> tuple[list[_Unit], float]:
 
 
 def _articles_of(style: str, headings: list[Heading], text_length: int) -> tuple[list, float]:
-    if style == "caps":
-        return headings, 0.7 * len(headings)
+    if style in _UNNUMBERED:
+        return headings, _STYLE_WEIGHT[style] * len(headings)
     run, score = _increasing_run(_units(headings, text_length))
     if len(run) < 2 and not any(unit.heading.titled for unit in run):
         return [], 0.0  # one "2. The parties agree ..." is a sentence, not an article

@@ -76,8 +76,6 @@ def _inline_candidates(raw: str, line_start: int, index: int, *, skip: bool) -> 
         if opening is None or opening[2] not in _INLINE_STYLES:
             continue
         heading, ref, style, _bare, titled = opening
-        if style == "numbered" and not titled and "." not in ref:
-            continue  # "... 30 days. 2. The Company ..." is a list as often as an article
         found.append(
             heading_at(raw, line_start + start, index, (heading, ref, style, False, titled))
         )
