@@ -66,6 +66,10 @@ _LABEL_RE = re.compile(
     r"^(?P<label>[A-Z][\w'\u2019&/-]*(?:[ \t][\w'\u2019&/-]+){0,5})"
     r"(?::(?:[ \t]+[A-Z(\"\u201c]|$)|\.[ \t]+[A-Z(\"\u201c])"
 )
+_LEGAL_FORMS = frozenset({
+    "inc", "ltd", "llc", "corp", "corporation", "plc", "sa", "sas", "sarl", "gmbh", "ag", "bv",
+    "nv", "lp", "llp", "co", "limited", "company",
+})  # fmt: skip
 # Labels of a notice, signature or cover block, not of a clause.
 _NOT_LABELS = frozenset({
     "name", "title", "date", "by", "address", "attention", "attn", "tel", "telephone", "fax",
@@ -73,7 +77,7 @@ _NOT_LABELS = frozenset({
     "from", "cc", "signature", "signed", "contract", "account", "bank", "postcode", "website",
     "mr", "mrs", "ms", "dr", "inc", "ltd", "co", "corp", "no", "st", "its", "per", "witness",
     "company", "client", "customer", "supplier", "licensee", "licensor", "between", "and",
-    "entre", "nom", "adresse", "fait", "le", "la", "les", "objet",
+    "entre", "nom", "adresse", "fait", "le", "la", "les", "objet", "source", "page",
 })  # fmt: skip
 _QUOTES = '"\u201c\u201d'
 
@@ -162,6 +166,8 @@ def _label_heading(line: str) -> str | None:
     words = label.split()
     if words[0].rstrip(".").lower() in _NOT_LABELS or len(label) < 4:
         return None
+    if {word.rstrip(".,").lower() for word in words} & _LEGAL_FORMS:
+        return None  # "Vayyar Imaging Ltd." names a party
     if not is_title_case(label) or reads_like_sentence(label):
         return None
     return label

@@ -14,6 +14,7 @@ numbering). A "TITRE II" line just above an article is kept with that article.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from documents.chunking._headings import Heading
@@ -27,6 +28,7 @@ _STYLE_WEIGHT = {
     "label": 0.5,
 }
 _UNNUMBERED = frozenset({"caps", "label"})
+_RUNNING_REPEATS = 3
 _UNTITLED_WEIGHT = 0.6  # "1. The Licensee shall ..." is a list item as often as an article
 _IMPLIED_WEIGHT = 0.8  # "4.1 ..." standing for article 4
 # A heading followed by a whole clause weighs more than one a few words before the next.
@@ -103,7 +105,10 @@ def _increasing_run(units: list[_Unit]) -> tuple[list[_Unit], float]:
 
 def _articles_of(style: str, headings: list[Heading], text_length: int) -> tuple[list, float]:
     if style in _UNNUMBERED:
-        return headings, _STYLE_WEIGHT[style] * len(headings)
+        # The same words on many lines are a running header or footer, not a heading.
+        counts = Counter(heading.text.lower() for heading in headings)
+        kept = [h for h in headings if counts[h.text.lower()] < _RUNNING_REPEATS]
+        return kept, _STYLE_WEIGHT[style] * len(kept)
     run, score = _increasing_run(_units(headings, text_length))
     if len(run) < 2 and not any(unit.heading.titled for unit in run):
         return [], 0.0  # one "2. The parties agree ..." is a sentence, not an article

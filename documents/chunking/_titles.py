@@ -26,6 +26,8 @@ _CAPS_WORD = r"[^\W\da-zß-ÿ_][^\W\da-zß-ÿ_'\u2019&/-]*"
 _CAPS_RUN_RE = re.compile(
     rf"^(?P<title>{_CAPS_WORD}(?:,?[ \t]+(?:{_CAPS_WORD}|&))*)(?=$|[\s.:;,{DASHES}])"
 )
+# "DEFINITIONS a. Affiliate means ...": the clause opens on a list item.
+_LIST_MARK_RE = re.compile(r"^\(?(?:[a-h]|i{1,3}|iv|v|vi{1,3})[.)]\s")
 _MINOR_WORDS = frozenset({
     "a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the",
     "to", "with", "à", "au", "aux", "d", "de", "des", "du", "en", "et", "l", "la", "le", "les",
@@ -103,7 +105,7 @@ def caps_heading(text: str) -> tuple[str, str] | None:
         return None
     body = text[len(title) :].lstrip(" \t")
     # A sentence in capitals goes on in capitals, or in lower case: "NOTWITHSTANDING the".
-    if body and (body[0].islower() or body[:1] == ","):
+    if body and (body[0].islower() or body[:1] == ",") and not _LIST_MARK_RE.match(body):
         return None
     return title, body.lstrip(SEPARATORS) if body[:1] in ".:" + DASHES else body
 
