@@ -1,4 +1,6 @@
 """PDF: the text layer page by page (pypdf); a scan without one needs OCR, not rejection.
+The lines repeated atop or below most pages (running headers, footers, page numbers) are
+left out of the text (``_running``).
 
 pypdf can spend minutes on one small, hostile page: ingestion runs this parser in a process
 of its own that is killed at the deadline (``_isolated``).
@@ -22,6 +24,7 @@ from documents.parsing._formats import (
     normalise,
     register_format,
 )
+from documents.parsing._running import without_running_lines
 
 _SNIFF_WINDOW = 1024
 
@@ -68,7 +71,8 @@ def _parse_pdf(filename: str, data: bytes, meter: Meter) -> ParsedText:
             text="", page_starts=[0] * len(pages), media_type="pdf", needs_ocr=True,
             empty_pages=empty,
         )  # fmt: skip
-    return replace(join_pages(pages, "pdf"), empty_pages=empty)
+    # Running headers and footers go before the pages are joined: they would break articles.
+    return replace(join_pages(without_running_lines(pages), "pdf"), empty_pages=empty)
 
 
 register_format(

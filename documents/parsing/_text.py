@@ -18,6 +18,7 @@ from documents.parsing._formats import (
     normalise,
     register_format,
 )
+from documents.parsing._running import without_running_lines
 
 
 def _parse_plain(filename: str, text: str, media_type: str, meter: Meter) -> ParsedText:
@@ -29,7 +30,8 @@ def _parse_plain(filename: str, text: str, media_type: str, meter: Meter) -> Par
     if not any(page.strip() for page in pages):
         message = gettext("%(file)s: the file contains no text")
         raise ParseError("empty", message % {"file": filename})
-    return join_pages(pages, media_type)
+    # A text export with form feeds (pdftotext) carries the PDF's running lines too.
+    return join_pages(without_running_lines(pages), media_type)
 
 
 def _parser(media_type: str) -> Callable[[str, bytes, Meter], ParsedText]:
