@@ -22,7 +22,7 @@ _TITLE_END_RE = re.compile(
 # A table of contents: a page number after dot leaders or a gap, then a gap or the end.
 _TOC_RE = re.compile(r"(?:\.{3,}|…|\s{2,}|\t)\s*\d{1,4}$")
 _TOC_BODY_RE = re.compile(r"^(?:\.{2,}|…)?\s*\d{1,4}(?:\s{2,}|\s*$)")
-_CAPS_WORD = r"[^\W\da-zß-ÿ_][^\W\da-zß-ÿ_'\u2019&/-]*"
+_CAPS_WORD = r"[^\W\da-zß-ÿ_](?:[^\W\da-zß-ÿ_]|['\u2019&/-])*"
 _CAPS_RUN_RE = re.compile(
     rf"^(?P<title>{_CAPS_WORD}(?:,?[ \t]+(?:{_CAPS_WORD}|&))*)(?=$|[\s.:;,{DASHES}])"
 )

@@ -187,10 +187,8 @@ def test_the_brenalis_contracts_keep_the_articles_they_write() -> None:
     for entry in json.loads(path.read_text(encoding="utf-8")):
         content = entry["content"]
         written = [
-            line.split(" — ")[0].split()[1]
+            (line.strip(), line.split(" — ")[0].split()[1])
             for line in content.split("\n")
             if line.startswith("ARTICLE ")
         ]
-        found = cut(content)
-        assert [ref for _heading, ref in found] == written, entry["filename"]
-        assert all(heading.startswith("ARTICLE ") for heading, _ref in found)
+        assert cut(content) == written, entry["filename"]
