@@ -103,7 +103,9 @@ def _increasing_run(units: list[_Unit]) -> tuple[list[_Unit], float]:
     return run[::-1], total
 
 
-def _articles_of(style: str, headings: list[Heading], text_length: int) -> tuple[list, float]:
+def _articles_of(
+    style: str, headings: list[Heading], text_length: int
+) -> tuple[list[Heading], float]:
     if style in _UNNUMBERED:
         # The same words on many lines are a running header or footer, not a heading.
         counts = Counter(heading.text.lower() for heading in headings)
