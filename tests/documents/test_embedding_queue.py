@@ -10,8 +10,9 @@ from tests.helpers.contracts import CONTRACT, store_texts
 from tests.helpers.rooms import Room
 from workspaces.tenancy import tenant_scope
 
+# Titled headings: "ARTICLE 1 — CLAUSE 1" ends like a table of contents' line (its page).
 BIG_CONTRACT = "CONTRAT CADRE DE FOURNITURE\n\n" + "\n\n".join(
-    f"ARTICLE {number} — CLAUSE {number}\nLe fournisseur livre le lot {number} dans les délais."
+    f"ARTICLE {number} — LIVRAISON\nLe fournisseur livre le lot {number} dans les délais."
     for number in range(1, 41)
 )
 
