@@ -266,6 +266,8 @@ class ClauseClassifier(models.Model):
     weights = models.BinaryField()
     thresholds = models.JSONField()
     version = models.CharField(max_length=32)
+    # The hashed words' columns are 2**lexical_bits rows after the embedding's (0: none).
+    lexical_bits = models.PositiveSmallIntegerField(default=0)
     report = models.JSONField(default=dict, blank=True)
     trained_at = models.DateTimeField(default=timezone.now)
 

@@ -1,8 +1,9 @@
-"""Clause types: the taxonomy, the classifier over stored embeddings, and where it is kept.
+"""Clause types: the taxonomy, the classifier (embeddings and hashed words), where it is kept.
 
-``train_clause_types`` trains one (CUAD, our definitions, ACORD train queries, or a firm's
-own labels); the ingestion's ``clause_types`` workspace step tags chunks with it; search
-filters on the tags and uses the query's likely families as a prior in the fusion.
+One ships per encoder a fresh install can select offline; ``train_clause_types`` trains the
+install's or a firm's own (CUAD, our definitions, ACORD train queries, or a firm's labels);
+the ingestion's ``clause_types`` workspace step tags chunks with it, reading long articles in
+windows; search filters on the tags and uses the query's likely families as a prior.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from documents.clause_types._classifier import (
     family_prior,
 )
 from documents.clause_types._fit import split_by_group
+from documents.clause_types._shipped import shipped_classifier, shipped_report
 from documents.clause_types._sources import TrainingDataError, cuad_examples, cuad_excerpts
 from documents.clause_types._store import classifier_for, clause_classifier_save
 from documents.clause_types._taxonomy import (
@@ -34,6 +36,7 @@ from documents.clause_types._training import (
     clause_classifier_train,
     training_examples,
 )
+from documents.clause_types._windows import WHOLE_UP_TO, article_probabilities, windows
 
 __all__ = [
     "BY_KEY",
@@ -44,9 +47,11 @@ __all__ = [
     "HELD_OUT",
     "KEYS",
     "OPENING_CHARS",
+    "WHOLE_UP_TO",
     "Classifier",
     "ClauseType",
     "TrainingDataError",
+    "article_probabilities",
     "classifier_for",
     "clause_classifier_save",
     "clause_classifier_train",
@@ -58,6 +63,9 @@ __all__ = [
     "family_label",
     "family_of",
     "family_prior",
+    "shipped_classifier",
+    "shipped_report",
     "split_by_group",
     "training_examples",
+    "windows",
 ]

@@ -1,8 +1,9 @@
-"""The clause-type classifier: one logistic regression per type over a chunk's embedding.
+"""The clause-type classifier: one logistic regression per type over a text's embedding and,
+when trained with them, its hashed words (:mod:`._lexical`).
 
-Numpy only at run time. It reads the vectors the embedding step stored (no re-encoding), so
-a classifier is only valid for the embedding model it was trained on. Heading cues (a heading
-or opening words such as "Indemnification.") raise a type's confidence to ``CUE_CONFIDENCE``.
+Numpy only at run time. A classifier is only valid for the embedding model it was trained on.
+Heading cues (a heading or opening words such as "Indemnification.") raise a type's confidence
+to ``CUE_CONFIDENCE``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from documents.clause_types._lexical import lexical_logits
 from documents.clause_types._taxonomy import BY_KEY, CUES, NOT_A_TOPIC
 
 # A cue in the heading or the opening words counts as this confidence at least.
@@ -23,7 +25,7 @@ OPENING_CHARS = 80
 # Confidences are stored rounded: they are shown and multiplied, never compared finely.
 DECIMALS = 3
 # What tagging stores; part of the version, so a change of it re-tags every chunk.
-TAGGING_FORMAT = 2
+TAGGING_FORMAT = 3  # 3: articles read in windows, with their words
 # Family likelihoods below this are not stored (the prior would add next to nothing).
 FAMILY_FLOOR = 0.05
 
@@ -31,24 +33,32 @@ FAMILY_FLOOR = 0.05
 @dataclass(frozen=True)
 class Classifier:
     keys: tuple[str, ...]
-    weights: NDArray[np.float32]  # (dimension, types)
+    weights: NDArray[np.float32]  # (dimension + 2**lexical_bits, types)
     bias: NDArray[np.float32]  # (types,)
     thresholds: NDArray[np.float32]  # (types,): tagged at or above
+    lexical_bits: int = 0  # 0: the embedding only
 
     @property
     def dimension(self) -> int:
-        return int(self.weights.shape[0])
+        """The embedding's dimension (the rows before the hashed words' ones)."""
+        return int(self.weights.shape[0]) - (1 << self.lexical_bits if self.lexical_bits else 0)
 
     @property
     def version(self) -> str:
         """A fingerprint of the weights: chunks tagged by another version are tagged again."""
         digest = hashlib.sha256(self.weights.tobytes() + self.bias.tobytes())
         digest.update(self.thresholds.tobytes() + ",".join(self.keys).encode())
-        digest.update(f"format {TAGGING_FORMAT}".encode())
+        digest.update(f"format {TAGGING_FORMAT} bits {self.lexical_bits}".encode())
         return digest.hexdigest()[:16]
 
-    def probabilities(self, vectors: NDArray[np.float32]) -> NDArray[np.float32]:
-        logits = np.asarray(vectors, dtype=np.float32) @ self.weights + self.bias
+    def probabilities(
+        self, vectors: NDArray[np.float32], texts: Sequence[str]
+    ) -> NDArray[np.float32]:
+        """Per row, each type's probability, from the text's embedding and its words."""
+        dimension = self.dimension
+        logits = np.asarray(vectors, dtype=np.float32) @ self.weights[:dimension] + self.bias
+        if self.lexical_bits:
+            logits += lexical_logits(texts, self.lexical_bits, self.weights[dimension:])
         probabilities: NDArray[np.float32] = (
             1.0 / (1.0 + np.exp(-np.clip(logits, -30, 30)))
         ).astype(np.float32)
@@ -88,7 +98,7 @@ class Classifier:
 
     @classmethod
     def from_stored(
-        cls, keys: Sequence[str], blob: bytes, thresholds: Sequence[float]
+        cls, keys: Sequence[str], blob: bytes, thresholds: Sequence[float], lexical_bits: int = 0
     ) -> Classifier:
         values = np.frombuffer(blob, dtype="<f4")
         count = len(keys)
@@ -100,6 +110,7 @@ class Classifier:
             weights=weights.astype(np.float32),
             bias=values[values.size - count :].astype(np.float32),
             thresholds=np.asarray(thresholds, dtype=np.float32),
+            lexical_bits=lexical_bits,
         )
 
 

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import Q, Subquery
 
 from documents.clause_types._classifier import Classifier
+from documents.clause_types._shipped import shipped_classifier
 from documents.models import ClauseClassifier
 from workspaces.models import Firm, Workspace
 
@@ -17,9 +18,10 @@ _LOADED: dict[tuple[int, str], Classifier] = {}
 
 
 def classifier_for(*, embedding_model: str, workspace_id: int | None) -> Classifier | None:
-    """The classifier for the model of the workspace's firm, else the default one (None as
-    the workspace: the default only); None when neither was trained (a fresh install: chunks
-    are then left untagged). One small query per call (the firm found in it)."""
+    """The classifier for the model of the workspace's firm, else the install's trained one
+    (None as the workspace: that one only), else the one shipped for the model; None when
+    none is (an encoder nothing ships for, never trained: chunks are then left untagged).
+    One small query per call (the firm found in it)."""
     owner = Q(firm__isnull=True)
     if workspace_id is not None:
         firm = Workspace.objects.filter(pk=workspace_id).values("firm_id")
@@ -32,11 +34,13 @@ def classifier_for(*, embedding_model: str, workspace_id: int | None) -> Classif
         .first()
     )
     if row is None:
-        return None
+        return shipped_classifier(embedding_model)
     key = (row[0], row[1])
     if key not in _LOADED:
         stored = ClauseClassifier.objects.get(pk=row[0])
-        _LOADED[key] = Classifier.from_stored(stored.keys, bytes(stored.weights), stored.thresholds)
+        _LOADED[key] = Classifier.from_stored(
+            stored.keys, bytes(stored.weights), stored.thresholds, stored.lexical_bits
+        )
     return _LOADED[key]
 
 
@@ -58,6 +62,7 @@ def clause_classifier_save(
             "weights": classifier.to_bytes(),
             "thresholds": [float(t) for t in classifier.thresholds],
             "version": classifier.version,
+            "lexical_bits": classifier.lexical_bits,
             "report": report,
         },
     )

@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 from core.embeddings import get_encoder
 from documents.clause_types._classifier import Classifier
 from documents.clause_types._fit import Example, scores, split_by_group, train_classifier
+from documents.clause_types._shipped import half_precision, shipped_write
 from documents.clause_types._sources import (
     TrainingDataError,
     acord_train_examples,
@@ -68,8 +69,10 @@ def clause_classifier_train(
     firm_id: int | None,
     save: bool = True,
     progress: Callable[[str], None] = lambda _: None,
+    ship: dict[str, Any] | None = None,
 ) -> tuple[Classifier, dict[str, Any]]:
-    """Train on the examples' training contracts, score on the held-out ones, store it.
+    """Train on the examples' training contracts, score on the held-out ones, store it (with
+    ``ship``, how it was made: into the package instead, in half precision, for the lab).
 
     Raises :class:`TrainingDataError` before anything is stored when the examples cannot
     train a classifier: the previous one is then kept as it was.
@@ -84,10 +87,15 @@ def clause_classifier_train(
     train, held_out = split_by_group(examples, HELD_OUT, seed=13)
     progress(f"training on {len(train)} examples, scoring on {len(held_out)} held out")
     classifier = train_classifier(vectors[train], [examples[i] for i in train], KEYS)
+    if ship:
+        classifier = half_precision(classifier)  # scored as the package will hold it
     report: dict[str, Any] = {
         "embedding_model": get_encoder().name,
         "examples": {"train": len(train), "held_out": len(held_out)},
         "held_out_split": f"by contract, {int(HELD_OUT * 100)}% of contracts",
+        "features": f"embedding + words and word pairs hashed into 2**{classifier.lexical_bits}"
+        if classifier.lexical_bits
+        else "embedding",
         **scores(classifier, vectors[held_out], [examples[i] for i in held_out]),
         "thresholds": {
             key: round(float(t), 2)
@@ -95,7 +103,9 @@ def clause_classifier_train(
         },
         "version": classifier.version,
     }
-    if save:
+    if ship:
+        shipped_write(classifier, get_encoder().name, {**report, **ship})
+    elif save:
         clause_classifier_save(
             classifier=classifier,
             embedding_model=get_encoder().name,

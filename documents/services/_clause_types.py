@@ -1,4 +1,5 @@
-"""Tagging chunks with clause types from their stored embeddings (a workspace step)."""
+"""Tagging chunks with clause types (a workspace step): from their stored embeddings and
+words, and for a long article from its windows too (encoded here, never stored)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,20 @@ import json
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models.functions import Substr
 
-from core.embeddings import embedding_model_name
-from documents.clause_types import OPENING_CHARS, classifier_for, cue_text
+from core.embeddings import embedding_model_name, get_encoder
+from documents.clause_types import article_probabilities, classifier_for, cue_text
 from documents.models import Chunk
 from workspaces.models import Workspace
 from workspaces.tenancy import workspace_scope
 
 
 @transaction.atomic
-def chunks_tag_clause_types(*, workspace_id: int, limit: int = 512) -> int:
+def chunks_tag_clause_types(*, workspace_id: int, limit: int = 128) -> int:
     """Tag up to ``limit`` chunks embedded with the active model and not yet tagged by the
     current classifier. Returns how many were tagged (0: none left, or no classifier for the
-    model — a fresh install before ``train_clause_types``)."""
+    model: an encoder nothing ships for, never trained). A round encodes the windows of its
+    long articles (128 articles: a few hundred windows, seconds on a CPU)."""
     model = embedding_model_name()
     classifier = classifier_for(embedding_model=model, workspace_id=workspace_id)
     if classifier is None:
@@ -30,16 +31,16 @@ def chunks_tag_clause_types(*, workspace_id: int, limit: int = 512) -> int:
         )
         .exclude(clause_types_version=classifier.version)
         .select_for_update(skip_locked=True)
-        .annotate(opening=Substr("text", 1, OPENING_CHARS))
         .order_by("id")
-        .values_list("id", "embedding", "heading", "opening")[:limit]
+        .values_list("id", "embedding", "heading", "text")[:limit]
     )
     if not rows:
         return 0
     vectors = np.asarray([row[1] for row in rows], dtype=np.float32)
     if vectors.shape[1] != classifier.dimension:
         return 0  # another model's vectors under the same name: never read them wrongly
-    probabilities = classifier.probabilities(vectors)
+    texts = [row[3] for row in rows]
+    probabilities = article_probabilities(classifier, texts, vectors, get_encoder().encode)
     classifier.with_cues(probabilities, [cue_text(row[2], row[3]) for row in rows])
     tags = classifier.tags(probabilities)
     families = [classifier.family_scores(row) for row in probabilities]

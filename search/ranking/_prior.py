@@ -32,7 +32,7 @@ def query_families(*, workspace_id: int, query: str) -> dict[str, float]:
     if families is None:
         if len(_FAMILIES) >= _FAMILIES_MAX:
             _FAMILIES.clear()
-        probabilities = classifier.probabilities(np.asarray([vector], dtype=np.float32))
+        probabilities = classifier.probabilities(np.asarray([vector], dtype=np.float32), [query])
         classifier.with_cues(probabilities, [query])  # "indemnification of …" names its family
         # Kept in a local: another thread may clear the cache between the store and a read.
         families = _FAMILIES[key] = classifier.family_scores(probabilities[0])

@@ -189,8 +189,9 @@ def test_stored_weights_round_trip_and_cues_raise_a_type_to_tagged():
     )
     again = Classifier.from_stored(classifier.keys, classifier.to_bytes(), [0.7, 0.5])
     assert again.version == classifier.version
-    probabilities = classifier.probabilities(np.zeros((2, 4), dtype=np.float32))
-    classifier.with_cues(probabilities, ["Indemnification.", "Payment terms"])
+    texts = ["Indemnification.", "Payment terms"]
+    probabilities = classifier.probabilities(np.zeros((2, 4), dtype=np.float32), texts)
+    classifier.with_cues(probabilities, texts)
     tags = classifier.tags(probabilities)
     assert list(tags[0]) == ["indemnification"] and tags[1] == {}
 

@@ -25,7 +25,7 @@ import numpy as np
 from compliance.checks import Article, CustomType, RuleView, check_contract, custom_types
 from compliance.scanning import encode
 from core.embeddings import embedding_model_name, get_encoder
-from documents.clause_types import classifier_for, cue_text
+from documents.clause_types import article_probabilities, classifier_for, cue_text
 
 FOLDER = Path("ana-fr-clauses") / "datasets" / "service_contract_sample"
 # The dataset's clause types → the taxonomy's (the others have none).
@@ -116,7 +116,7 @@ def _predicted_types(texts: list[str]) -> tuple[list[str | None], Any]:
     classifier = classifier_for(embedding_model=model, workspace_id=None)
     if classifier is None:
         return [None] * len(texts), vectors
-    probabilities = classifier.probabilities(vectors)
+    probabilities = article_probabilities(classifier, texts, vectors, get_encoder().encode)
     classifier.with_cues(probabilities, [cue_text("", text) for text in texts])
     tags = classifier.tags(probabilities)
     return [max(t, key=lambda k: t[k]) if t else None for t in tags], vectors
