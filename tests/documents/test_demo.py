@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from compliance.models import WorkspacePlaybook
 from documents.models import Document, DuplicateGroup
 from workspaces.models import Workspace
 from workspaces.tenancy import tenant_scope
@@ -28,3 +29,9 @@ def test_demo_setup_imports_the_demo_room_once():
         assert it_contract.effective_end_date == date(2027, 3, 3)
         assert Document.objects.get(ref="c01").end_date == date(2030, 1, 31)
         assert DuplicateGroup.objects.count() == 1
+        # The firm's default playbooks are checked on the demo workspace from the first run.
+        assigned = WorkspacePlaybook.objects.filter(workspace=workspace)
+        assert sorted(assigned.values_list("playbook_key", flat=True)) == [
+            "en-commercial",
+            "fr-due-diligence",
+        ]

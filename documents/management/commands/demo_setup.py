@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from django.conf import settings
+from django.core.management import call_command
 
 from documents.management.model_command import ModelCommand
 from documents.models import Document
@@ -47,6 +48,12 @@ class Command(ModelCommand):
             self.stdout.write("Importing the demo data room (first run loads the model)…")
             batch, _ = store_dataroom(workspace=workspace, path=DEMO_DATAROOM, user=user)
             run_in_process(workspace=workspace, batch=batch)
+            # The firm's default playbooks, checked on the demo workspace (each applies to
+            # the contracts of its language). By name: compliance stands on documents.
+            call_command(
+                "load_playbooks", "--firm", firm.name, "--assign", workspace.slug,
+                stdout=self.stdout,
+            )  # fmt: skip
         with workspace_scope(workspace):
             contracts = Document.objects.filter(workspace=workspace).count()
         self.stdout.write(
@@ -55,6 +62,7 @@ class Command(ModelCommand):
         self.stdout.write(f"Demo login: {DEMO_EMAIL} / {password}  (workspace: {workspace.slug})")
         self.stdout.write(
             "Try first: open a contract from the dashboard (what was read, with its quotes), "
-            "search “exclusivité territoriale”, then Flags → Scan the workspace. Without a model "
-            "the chat answers in Sources only (model status: /llm/)."
+            "search “exclusivité territoriale”, then Flags → Scan the workspace (both default "
+            "playbooks are assigned). Without a model the chat answers in Sources only "
+            "(model status: /llm/)."
         )
