@@ -134,14 +134,13 @@ class InterpretedFilter(_Result):
         description="The filter it sets: entity_ids, contract_types, governing_law, "
         "signature_date or end_date (pass it in not_interpreted to search without it)."
     )
-    value: int | str | dict[str, str | None] = Field(
+    value: Any = Field(
         description="An entity_id, a contract-type key, a governing law as stored, or dates "
         "{after, before} (inclusive YYYY-MM-DD, null when open)."
     )
     label: str = Field(description="The condition in the caller's language.")
     words: str = Field(
-        description="The query's words it was read from, as typed: taken out of the ranked "
-        "text. " + UNTRUSTED
+        description="The query's words it was read from, as typed: taken out of the ranked text."
     )
 
 
@@ -151,7 +150,6 @@ class SearchResults(_Result):
         "when nothing is left (then every contract passing the filters is listed)."
     )
     interpreted_filters: list[InterpretedFilter] = Field(
-        default_factory=list,
         description="Conditions read from the query's words (laws, dates, types, parties "
         "of this data room) and applied as filters; explicit filters win over them.",
     )

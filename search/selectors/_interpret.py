@@ -137,7 +137,7 @@ def _merged(filters: SearchFilters, conditions: list[Condition]) -> SearchFilter
 def _as_result(condition: Condition, names: dict[int, str]) -> InterpretedFilter:
     value = condition.value
     if isinstance(value, dict):
-        shown: int | str | dict[str, str | None] = {
+        shown: Any = {
             bound: value[bound].isoformat() if bound in value else None
             for bound in ("after", "before")
         }
