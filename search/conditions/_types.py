@@ -39,11 +39,12 @@ _EXTRA = {
     "subcontracting": ("sous traitance",),
     "share_transfer": ("cession de parts", "cession de parts sociales", "cession d actions"),
     "loan": ("contrat de credit", "credit agreement"),
-    "licence": ("license agreement", "licence", "license"),
+    "licence": ("license agreement",),
 }  # fmt: skip
 # A bare word a complement turns into something else: "franchise de loyer", "distribution
-# de dividendes", "license fees".
-_GUARDED = frozenset({"franchise", "distribution", "sous traitance", "licence", "license"})
+# de dividendes", "distribution rights". ("licence" alone is a clause's topic as often as a
+# contract: "exclusive licence", "licence grant"; only "contrat de licence" and the like.)
+_GUARDED = frozenset({"franchise", "distribution", "sous traitance"})
 _COMPLEMENTS = frozenset(
     {"de", "d", "du", "des", "of", "rights", "right", "fee", "fees", "royalty", "royalties",
      "period", "periode", "grant", "granted"}

@@ -175,6 +175,7 @@ def test_a_contract_type_is_read_with_its_plural(query: str, types: list[str]):
         "franchise de loyer",
         "distribution rights",
         "license fees",
+        "exclusive licence",
         "sauf baux commerciaux",
         "other than leases",
         "contrats de maintenance",  # a type the workspace has none of
