@@ -125,3 +125,21 @@ def test_interpret_0_reads_no_condition_and_offers_to_read_them(loaded: Room):
     page = _page(loaded, {"q": "loyer des baux commerciaux", "interpret": "0"})
     assert 'id="interpreted"' not in page
     assert 'id="interpret-off"' in page
+
+
+def test_an_unknown_ignored_field_is_refused_on_the_page(loaded: Room):
+    url = reverse("search", args=[loaded.workspace.slug]) + "?q=loyer&ignore=lawz"
+    response = login(loaded.owner).get(url)
+    assert response.status_code == 400
+    assert "governing_law" in response.content.decode()
+
+
+def test_an_outsider_gets_no_interpretation_of_another_workspace(loaded: Room):
+    url = reverse("search", args=[loaded.workspace.slug]) + "?q=baux+commerciaux"
+    assert login(loaded.outsider).get(url).status_code == 404
+    with pytest.raises(ToolError):
+        call_tool(
+            name="search_data_room",
+            arguments={"workspace": loaded.workspace.slug, "query": "baux commerciaux"},
+            user=loaded.foreigner,
+        )
