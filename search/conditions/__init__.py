@@ -19,7 +19,7 @@ from typing import Literal, get_args
 
 from search.conditions._dates import read_dates
 from search.conditions._laws import read_laws
-from search.conditions._parties import PartyName, read_parties
+from search.conditions._parties import PartyName, party_index, read_parties
 from search.conditions._tokens import Words
 from search.conditions._types import read_types
 
@@ -48,6 +48,7 @@ __all__ = [
     "PartyName",
     "QueryVocabulary",
     "Reading",
+    "query_words",
     "read_conditions",
 ]
 
@@ -91,7 +92,9 @@ def read_conditions(
         found.append((min(indexes), Condition(field, value, words.quote(indexes))))
 
     wants = set(FIELDS) - set(ignore)
-    parties = vocabulary.parties if "entity_ids" in wants else ()
+    parties = party_index(
+        vocabulary.parties if "entity_ids" in wants else (), {w.folded for w in words.words}
+    )
     # Whole names first (the most specific), then laws and types, then parts of names;
     # dates last, once a name no longer stands between a verb and its date.
     for entity_id, indexes in read_parties(words, parties, partial=False):
@@ -114,6 +117,11 @@ def read_conditions(
         leftover = ""
     conditions = [condition for _, condition in sorted(found, key=lambda item: item[0])]
     return Reading(conditions, leftover)
+
+
+def query_words(query: str) -> set[str]:
+    """The query's words as the readers see them (folded), for looking up what it may name."""
+    return {word.folded for word in Words.of(query).words}
 
 
 def _take_joiners(words: Words) -> None:

@@ -28,6 +28,9 @@ _INTRODUCERS = frozenset(
 )  # fmt: skip
 _INTRODUCER_REACH = 3
 _OR = frozenset({"ou", "or", "et", "and"})
+# Law words tried per query: each costs a few vocabulary lookups, and a query names a law
+# or two ("droit droit droit…" a thousand characters long is no query to read).
+MAX_LAW_WORDS = 10
 
 
 def read_laws(words: Words, laws: Collection[str]) -> list[tuple[str, list[int]]]:
@@ -35,9 +38,13 @@ def read_laws(words: Words, laws: Collection[str]) -> list[tuple[str, list[int]]
     if not laws:
         return []
     found: list[tuple[str, list[int]]] = []
+    tried = 0
     for index, word in enumerate(words.words):
         if word.folded not in LAW_WORDS or index in words.used:
             continue
+        tried += 1
+        if tried > MAX_LAW_WORDS:
+            break
         read = _around(words, index, laws)
         if read is None:
             continue

@@ -8,6 +8,7 @@ and so are generic words of company names ("groupe", "banque", "énergie").
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,44 +39,68 @@ _INTRODUCERS = frozenset(
 _INTRODUCER_REACH = 2
 
 
+# A word more entities than this share designates none of them alone (and is not tried).
+MAX_SHARED = 20
+
+
 @dataclass(frozen=True)
 class PartyName:
+    """An entity as the query may name it; ``key`` its folded name (``Entity.key``)."""
+
     entity_id: int
     name: str
     aliases: tuple[str, ...] = ()
+    key: str = ""
 
 
 def _core(name: str) -> tuple[str, ...]:
     return tuple(w.folded for w in Words.of(name).words if w.folded not in LEGAL_FORMS)
 
 
+def _cores(party: PartyName) -> list[tuple[str, ...]]:
+    from_key = tuple(w for w in party.key.split() if w not in LEGAL_FORMS) if party.key else ()
+    names = [from_key or _core(party.name), *(_core(alias) for alias in party.aliases)]
+    return [core for core in dict.fromkeys(names) if core]
+
+
 @dataclass(frozen=True)
-class _Index:
+class PartyIndex:
     names: dict[int, list[tuple[str, ...]]]  # entity id -> its names' core words
     by_word: dict[str, set[int]]  # core word -> entities whose names hold it
 
 
-def _index(parties: Sequence[PartyName]) -> _Index:
+def _distinctive(word: str, shared_by: int) -> bool:
+    return (
+        word not in GENERIC
+        and len(word) >= _MIN_PART_CHARS
+        and not word.isdigit()
+        and shared_by <= MAX_SHARED
+    )
+
+
+def party_index(parties: Sequence[PartyName], present: set[str]) -> PartyIndex:
+    """The parties the query may name: every word of a name in the query, or one of its
+    distinctive words (the others cannot match, whatever the workspace's size)."""
+    cores = {party.entity_id: _cores(party) for party in parties}
+    shared = Counter(word for names in cores.values() for word in {w for c in names for w in c})
     names: dict[int, list[tuple[str, ...]]] = {}
     by_word: dict[str, set[int]] = {}
-    for party in parties:
-        for name in (party.name, *party.aliases):
-            core = _core(name)
-            if core:
-                names.setdefault(party.entity_id, []).append(core)
+    for entity_id, entity_cores in cores.items():
+        for core in entity_cores:
+            whole = set(core) <= present
+            if whole or any(w in present and _distinctive(w, shared[w]) for w in core):
+                names.setdefault(entity_id, []).append(core)
                 for word in core:
-                    by_word.setdefault(word, set()).add(party.entity_id)
-    return _Index(names, by_word)
+                    by_word.setdefault(word, set()).add(entity_id)
+    return PartyIndex(names, by_word)
 
 
-def read_parties(
-    words: Words, parties: Sequence[PartyName], *, partial: bool
-) -> list[tuple[int, list[int]]]:
-    """(entity id, word indexes) for each workspace party the query names: full names only,
-    or (``partial``) also a part of a name that designates one entity."""
-    if not parties:
+def read_parties(words: Words, index: PartyIndex, *, partial: bool) -> list[tuple[int, list[int]]]:
+    """(entity id, word indexes) for each workspace party the query names (``index``, built
+    once by :func:`party_index`): full names only, or (``partial``) also a part of a name
+    that designates one entity."""
+    if not index.names:
         return []
-    index = _index(parties)
     found: list[tuple[int, list[int]]] = []
     position = 0
     while position < len(words.words):
@@ -107,7 +132,7 @@ def _run(words: Words, position: int, core: tuple[str, ...], offset: int) -> int
 
 
 def _at(
-    words: Words, position: int, index: _Index, *, partial: bool
+    words: Words, position: int, index: PartyIndex, *, partial: bool
 ) -> tuple[int, list[int]] | None:
     """The entity a name starting at ``position`` designates, with the words it covers."""
     if position in words.used:

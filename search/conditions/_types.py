@@ -53,7 +53,9 @@ _CLAUSE_WORDS = frozenset(
     {"clause", "clauses", "article", "articles", "obligation", "obligations", "provision",
      "provisions", "stipulation", "stipulations", "covenant", "covenants"}
 )  # fmt: skip
-_INTRODUCERS = frozenset({"de", "d", "du", "des", "les", "the", "type", "types", "of", "en"})
+_INTRODUCERS = frozenset(
+    {"de", "d", "du", "des", "au", "aux", "les", "the", "type", "types", "of", "en"}
+)
 _INTRODUCER_REACH = 2
 
 

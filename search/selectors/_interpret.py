@@ -17,7 +17,14 @@ from django.utils.translation import gettext
 
 from documents import provenance
 from documents.models import Document, Entity
-from search.conditions import FIELDS, Condition, PartyName, QueryVocabulary, read_conditions
+from search.conditions import (
+    FIELDS,
+    Condition,
+    PartyName,
+    QueryVocabulary,
+    query_words,
+    read_conditions,
+)
 from search.errors import InvalidSearchArguments
 from search.filters import DateRange, LawFilter, SearchFilters
 from search.ranking import has_content_word
@@ -26,9 +33,15 @@ from search.selectors._common import SEARCHABLE
 from search.selectors._filtering import _with_families
 from workspaces.models import Workspace
 
-# Parties read from a query: a workspace's first ones by id past this (a bound on the work a
-# query costs; a data room rarely has more).
+# Parties a query's words may name, looked up by those words: the first ones by id past this
+# (a bound on the work a query costs).
 MAX_PARTIES = 10_000
+_MAX_LOOKUP_WORDS = 200
+# Words too common to look a party up by (a name is found by its other words).
+_NOT_NAMES = frozenset(
+    {"de", "la", "le", "les", "des", "du", "et", "and", "the", "of", "en", "in", "a", "au",
+     "aux", "sa", "sas", "sarl", "inc", "ltd", "llc", "co"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -56,7 +69,7 @@ def interpret(
     skipped = set(ignore) | _explicit_fields(filters)
     if skipped >= set(FIELDS):
         return Interpretation(query, filters, [])
-    vocabulary = _vocabulary(workspace, skipped)
+    vocabulary = _vocabulary(workspace, skipped, query_words(query))
     reading = read_conditions(query, vocabulary, ignore=skipped)
     if not reading.conditions:
         return Interpretation(query, filters, [])
@@ -79,7 +92,7 @@ def _explicit_fields(filters: SearchFilters) -> set[str]:
     return {name for name, is_set in present.items() if is_set}
 
 
-def _vocabulary(workspace: Workspace, skipped: set[str]) -> QueryVocabulary:
+def _vocabulary(workspace: Workspace, skipped: set[str], words: set[str]) -> QueryVocabulary:
     """What the workspace's searchable contracts have, for the fields still to read."""
     documents = Document.objects.filter(workspace=workspace, status__in=SEARCHABLE).order_by()
     laws = (
@@ -92,24 +105,32 @@ def _vocabulary(workspace: Workspace, skipped: set[str]) -> QueryVocabulary:
         if "contract_types" not in skipped
         else []
     )
-    parties = _parties(workspace) if "entity_ids" not in skipped else ()
+    parties = _parties(workspace, words) if "entity_ids" not in skipped else ()
     return QueryVocabulary(frozenset(laws), frozenset(_with_families(types)), parties)
 
 
-def _parties(workspace: Workspace) -> tuple[PartyName, ...]:
+def _parties(workspace: Workspace, words: set[str]) -> tuple[PartyName, ...]:
+    """The parties of searchable contracts whose folded name (``Entity.key``) holds a word of
+    the query: the others cannot be named by it."""
+    wanted = sorted(w for w in words if len(w) >= 2 and w not in _NOT_NAMES)[:_MAX_LOOKUP_WORDS]
+    if not wanted:
+        return ()
+    # Folded words are [a-z0-9]+: nothing in them is a regex operator.
+    holds_a_word = rf"(^| )({'|'.join(wanted)})( |$)"
     rows = (
         Entity.objects.filter(
             workspace=workspace,
             merged_into__isnull=True,
             parties__document__status__in=SEARCHABLE,
+            key__regex=holds_a_word,
         )
         .distinct()
         .order_by("id")
-        .values_list("id", "name", "aliases")[:MAX_PARTIES]
+        .values_list("id", "name", "aliases", "key")[:MAX_PARTIES]
     )
     return tuple(
-        PartyName(entity_id, name, tuple(a for a in aliases or () if isinstance(a, str)))
-        for entity_id, name, aliases in rows
+        PartyName(entity_id, name, tuple(a for a in aliases or () if isinstance(a, str)), key)
+        for entity_id, name, aliases, key in rows
     )
 
 
