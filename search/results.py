@@ -127,8 +127,32 @@ class ExcludedUnknown(_Result):
     )
 
 
+class InterpretedFilter(_Result):
+    """A condition read from the query's words and applied as a filter."""
+
+    field: str = Field(
+        description="The filter it sets: entity_ids, contract_types, governing_law, "
+        "signature_date or end_date (pass it in not_interpreted to search without it)."
+    )
+    value: Any = Field(
+        description="An entity_id, a contract-type key, a governing law as stored, or dates "
+        "{after, before} (inclusive YYYY-MM-DD, null when open)."
+    )
+    label: str = Field(description="The condition in the caller's language.")
+    words: str = Field(
+        description="The query's words it was read from, as typed: taken out of the ranked text."
+    )
+
+
 class SearchResults(_Result):
-    query: str | None
+    query: str | None = Field(
+        description="The text ranked: the query without the words read as conditions; null "
+        "when nothing is left (then every contract passing the filters is listed)."
+    )
+    interpreted_filters: list[InterpretedFilter] = Field(
+        description="Conditions read from the query's words (laws, dates, types, parties "
+        "of this data room) and applied as filters; explicit filters win over them.",
+    )
     total_candidates: int
     total_results: int
     offset: int

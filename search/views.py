@@ -11,6 +11,8 @@ URL encoding (GET, so a search can be shared and the back button works)::
     signed_after=, signed_before=  YYYY-MM-DD, inclusive
     ends_after=, ends_before=      YYYY-MM-DD, inclusive (effective end, after amendments)
     offset=<n>                     first result shown ("load more")
+    ignore=<field>                 repeated: a condition read from q left out (a chip's link)
+    interpret=0                    q ranked as typed, no condition read from it
 
 Empty values are ignored (an empty date input submits ``signed_after=``).
 """
@@ -32,6 +34,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from core.embeddings import ModelUnavailable, embedding_model_name
+from search.chips import interpretation_links
 from search.errors import InvalidSearchArguments, ResultNotFound
 from search.filters import SearchFilters, parse_filters
 from search.learning import (
@@ -69,6 +72,8 @@ class SearchRequest:
     filters: SearchFilters
     page: Page
     filtered: bool  # any filter set (a bare page lists nothing until asked)
+    interpret: bool = True  # read conditions from the query (interpret=0 turns it off)
+    ignore: tuple[str, ...] = ()  # fields not read from the query
 
 
 def _values(params: QueryDict, name: str) -> list[str]:
@@ -111,6 +116,8 @@ def parse_search_request(params: QueryDict) -> SearchRequest:
         filters=filters,
         page=Page(limit=PAGE_SIZE, offset=_integer("offset", offset) if offset else 0),
         filtered=filters != SearchFilters(),
+        interpret=params.get("interpret", "").strip() != "0",
+        ignore=tuple(selected["ignore"]),
     )
 
 
@@ -130,7 +137,12 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
         asked = parse_search_request(request.GET)
         if asked.query or asked.filtered:
             results = search_data_room(
-                workspace=workspace, query=asked.query, filters=asked.filters, page=asked.page
+                workspace=workspace,
+                query=asked.query,
+                filters=asked.filters,
+                page=asked.page,
+                interpret_query=asked.interpret,
+                not_interpreted=asked.ignore,
             )
     except InvalidSearchArguments as exc:
         error = exc
@@ -154,6 +166,7 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
         "first_url": _page_url(request.GET, 0),
         "ratings": _ratings(workspace, user, results),
         "back": request.GET.urlencode(),
+        **interpretation_links(request.GET, results),
     }
     # "Load more" (htmx) gets the next hits only; an error is a full page (htmx swaps no 400).
     if request.htmx and error is None and unavailable is None:  # type: ignore[attr-defined]
@@ -225,9 +238,10 @@ def rate(request: HttpRequest, slug: str) -> HttpResponse:
 def form_state(params: QueryDict) -> dict[str, Any]:
     """The form as submitted (shown again as is, so a user can fix what did not parse)."""
     state: dict[str, Any] = {"q": params.get("q", "")}
-    for name in ("party", "type", "clause", "law_in", "law_not_in"):
+    for name in ("party", "type", "clause", "law_in", "law_not_in", "ignore"):
         state[name] = _values(params, name)
     state.update({name: params.get(name, "") for name in DATE_PARAMS})
+    state["interpret"] = params.get("interpret", "")
     return state
 
 

@@ -125,10 +125,16 @@ def _call(caller: Caller, name: str, arguments: dict[str, Any]) -> dict[str, Any
     return result.content
 
 
-def _search_all(caller: Caller, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A filter-only search read to its last page (up to LEXROOM_AGENT_MAX_LISTED)."""
+def _search_all(
+    caller: Caller, arguments: dict[str, Any], first: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A filter-only search read to its last page (up to LEXROOM_AGENT_MAX_LISTED); ``first``,
+    a listing already read, is reused when it holds every contract from the first."""
     arguments = {**arguments, "limit": MAX_LIMIT, "offset": 0}
-    result = _call(caller, "search_data_room", arguments)
+    complete = first is not None and first["offset"] == 0 and first["next_offset"] is None
+    result = (
+        first if first is not None and complete else _call(caller, "search_data_room", arguments)
+    )
     while (
         result.get("next_offset") is not None
         and len(result["results"]) < settings.LEXROOM_AGENT_MAX_LISTED
@@ -153,6 +159,9 @@ def run_tool(caller: Caller, book: SourceBook, name: str, proposed: dict[str, An
             content = _search_all(caller, arguments)
         else:
             content = _call(caller, name, arguments)
+            if name == "search_data_room" and content.get("query") is None:
+                # Every word of the question was a condition: a listing, read to its end.
+                content = _search_all(caller, arguments, first=content)
     except ToolError as exc:
         body = exc.as_dict()
         return Outcome(tool_message(name, body), None, error=exc.kind, arguments=arguments)
@@ -181,7 +190,8 @@ def _view(
     book: SourceBook, name: str, content: dict[str, Any], arguments: dict[str, Any]
 ) -> tuple[dict[str, Any], int | None, int]:
     if name == "search_data_room":
-        view = search_view(book, content, exhaustive=not arguments.get("query"))
+        # Filters alone, or a query whose every word was read as a condition: a listing.
+        view = search_view(book, content, exhaustive=content.get("query") is None)
         excluded = len(content["excluded_unknown"]) + len(content["excluded_by_amendment"])
         return view, len(content["results"]), excluded
     if name == "get_contract":

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.tools.registry import Tool, ToolContext, ToolError, register
 from search import selectors
+from search.conditions import FIELDS, InterpretableField
 from search.errors import InvalidSearchArguments, ResultNotFound
 from search.filters import SearchFilters
 from search.paging import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, MAX_QUERY_CHARS, Page
@@ -61,6 +62,18 @@ class SearchInput(WorkspaceInput):
     )
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Results per page.")
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="From next_offset.")
+    interpret: bool = Field(
+        default=True,
+        description="Read conditions written in the query (governing law, signature and end "
+        "dates, contract types, parties of this data room) as filters, and rank only the "
+        "words left; see interpreted_filters in the result. false: rank the query as written.",
+    )
+    not_interpreted: list[InterpretableField] = Field(
+        default_factory=list,
+        description="Fields not to read from the query (their words stay in the ranked "
+        "text), e.g. a field of interpreted_filters that was misread.",
+        max_length=len(FIELDS),
+    )
 
 
 class GetContractInput(WorkspaceInput):
@@ -144,6 +157,8 @@ def _search(context: ToolContext, arguments: SearchInput) -> dict[str, Any]:
         query=arguments.query,
         filters=arguments.filters,
         page=Page(limit=arguments.limit, offset=arguments.offset),
+        interpret_query=arguments.interpret,
+        not_interpreted=arguments.not_interpreted,
     )
     return as_json(result)
 
@@ -229,7 +244,10 @@ register(
         "whose filtered field is unknown: mention them) and excluded_by_amendment (moved out "
         "by an amendment). With a query, contracts are ranked by their most relevant "
         "articles (relevant_articles: chunk_id, heading, page, excerpt, clause_types). "
-        "Cite contract_id, heading and page.",
+        'Conditions written in the query ("governed by New York law", "signés avant '
+        '2015", "baux commerciaux", a party\'s name) are applied as filters and listed '
+        "in interpreted_filters; query in the result is the text left to rank (null: none "
+        "left, every matching contract is listed). Cite contract_id, heading and page.",
         input_model=SearchInput,
         output_model=SearchResults,
         handler=_search,

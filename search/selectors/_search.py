@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from django.db.models.functions import Length
@@ -10,6 +11,7 @@ from django.utils.translation import gettext
 from documents import clause_types
 from documents.models import Chunk, Document
 from documents.selectors import amendment_links
+from search.conditions import FIELDS
 from search.errors import InvalidSearchArguments
 from search.filters import SearchFilters, validate_against
 from search.paging import Page, clean_query
@@ -20,6 +22,7 @@ from search.results import ClauseTypeTag, RelevantArticle, SearchHit, SearchResu
 from search.selectors._common import searchable_documents
 from search.selectors._explain import matched_filters
 from search.selectors._filtering import Selection, select, vocabulary
+from search.selectors._interpret import check_not_interpreted, interpret
 from search.selectors._justify import filtered_fields, justifying_chunks
 from workspaces.models import Workspace
 
@@ -42,26 +45,47 @@ def search_data_room(
     query: str | None = None,
     filters: SearchFilters | None = None,
     page: Page | None = None,
+    interpret_query: bool = True,
+    not_interpreted: Collection[str] = (),
 ) -> SearchResults:
     """Every contract passing the filters (exhaustive, paged), or ranked by ``query``.
+
+    Conditions the query's words state (laws, dates, types, parties: :mod:`search.selectors.
+    _interpret`) become filters unless ``interpret_query`` is false or their field is in
+    ``not_interpreted``; explicit ``filters`` win. What is left of the query is ranked.
 
     Contracts whose filtered field is unknown are listed in ``excluded_unknown``, and those
     an amendment moved out of an end-date window in ``excluded_by_amendment``: never dropped
     silently. Raises :class:`~search.errors.InvalidSearchArguments` naming the allowed values.
     Reads a hot-standby replica when one is configured (:mod:`search.replica`).
     """
+    check_not_interpreted(not_interpreted)
+    ignore = set(FIELDS) if not interpret_query else set(not_interpreted)
     try:
         with replica_reads():
-            return _search(workspace, query, filters, page)
+            return _search(workspace, query, filters, page, ignore)
     except ReplicaFailed:
-        return _search(workspace, query, filters, page)  # on the primary: a read, run again
+        return _search(workspace, query, filters, page, ignore)  # on the primary: run again
 
 
 def _search(
-    workspace: Workspace, query: str | None, filters: SearchFilters | None, page: Page | None
+    workspace: Workspace,
+    query: str | None,
+    filters: SearchFilters | None,
+    page: Page | None,
+    ignore: Collection[str] = (),
 ) -> SearchResults:
     page = page or Page()
     query = clean_query(query)
+    interpreted = (
+        interpret(
+            workspace=workspace, query=query, filters=filters or SearchFilters(), ignore=ignore
+        )
+        if query is not None
+        else None
+    )
+    if interpreted is not None:
+        query, filters = interpreted.query, interpreted.filters
     if query is not None and not has_content_word(query):
         raise InvalidSearchArguments(
             gettext(
@@ -83,6 +107,7 @@ def _search(
     )
     return SearchResults(
         query=query,
+        interpreted_filters=interpreted.read if interpreted else [],
         total_candidates=total_candidates,
         total_results=ranked.total,
         offset=page.offset,

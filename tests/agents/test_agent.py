@@ -337,3 +337,22 @@ def test_a_member_has_at_most_two_questions_in_progress(brenalis_room, settings)
     with pytest.raises(TooManyQuestions, match="2"):
         turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.owner, question="Q ?")
     turn_ask(workspace=brenalis_room.workspace, user=brenalis_room.viewer, question="Q ?")
+
+
+def test_a_question_whose_words_are_all_conditions_gets_an_exhaustive_listing(
+    brenalis_room, ollama
+):
+    fake = ollama(
+        tools(call("search_data_room", query="baux commerciaux expirant après 2030")),
+        STOP,
+        final(answer="Deux baux : c02 [1] et c07 [2].", citations=[1, 2]),
+    )
+    turn = ask(brenalis_room, "Quels baux commerciaux expirent après 2030 ?")
+    assert turn.status == TurnStatus.DONE, turn.error
+    [search] = [s for s in steps(turn) if s.name == "search_data_room"]
+    assert search.arguments["run"]["query"] == "Quels baux commerciaux expirent après 2030 ?"
+    body = next(chat for chat in fake.chats() if tool_messages(chat))
+    shown = json.loads(tool_messages(body)[-1].split("\n", 1)[1].rsplit("\n", 1)[0])
+    # The search read the type and the end date and nothing was left to rank: a listing.
+    assert shown["exhaustive"] is True
+    assert sorted(c["contract_id"] for c in shown["contracts"]) == ["c02", "c07"]

@@ -1,4 +1,5 @@
-"""The Brenalis data room: the original tool's reference answers, plus a lawyer's own checks.
+"""The Brenalis data room: the original tool's reference answers, plus a lawyer's own checks
+and conditions written in queries.
 
 Expected sets were read off the data room by hand (metadata and contract texts), not taken
 from the system's output; each check reports what it expected and what it got.
@@ -254,6 +255,61 @@ def _near_names_kept_apart(room: _Room) -> Check:
     )
 
 
+# --- Conditions written in the query, read as filters --------------------------------------
+
+
+def _read(result: dict[str, Any]) -> list[str]:
+    return [item["field"] for item in result["interpreted_filters"]]
+
+
+def _conditions_brenalis_ending(room: _Room) -> Check:
+    result = room.search(query="contracts with Brenalis ending before 2027")
+    got = {
+        "read": _read(result),
+        "query": result["query"],
+        "results": _ids(result),
+        "excluded_unknown": _unknown(result),
+        "excluded_by_amendment": sorted(result["excluded_by_amendment"]),
+    }
+    expected = {
+        "read": ["entity_ids", "end_date"],
+        "query": None,
+        "results": ["c04"],
+        "excluded_unknown": NO_END_DATE,
+        "excluded_by_amendment": ["c09"],
+    }
+    name = "conditions: query 'contracts with Brenalis ending before 2027' as the reference"
+    return Check(name, expected, got, got == expected)
+
+
+def _conditions_leases_signed(room: _Room) -> Check:
+    result = room.search(query="baux commerciaux signés avant 2024")
+    got = {"read": _read(result), "query": result["query"], "results": sorted(_ids(result))}
+    expected = {
+        "read": ["contract_types", "signature_date"],
+        "query": None,
+        "results": COMMERCIAL_LEASES,
+    }
+    name = "conditions: query 'baux commerciaux signés avant 2024' lists the leases"
+    return Check(name, expected, got, got == expected)
+
+
+def _conditions_rank_the_rest(room: _Room) -> Check:
+    result = room.search(query="résiliation des baux commerciaux")
+    got = {"read": _read(result), "query": result["query"], "results": sorted(_ids(result))}
+    expected = {"read": ["contract_types"], "query": "résiliation", "results": COMMERCIAL_LEASES}
+    name = "conditions: 'résiliation des baux commerciaux' ranks 'résiliation' among the leases"
+    return Check(name, expected, got, got == expected)
+
+
+def _conditions_negation_not_read(room: _Room) -> Check:
+    typed = "not governed by New York law"
+    result = room.search(query=typed)
+    got = {"read": _read(result), "query": result["query"]}
+    expected = {"read": [], "query": typed}
+    return Check("conditions: a negation is not read", expected, got, got == expected)
+
+
 CHECKS: list[Callable[[_Room], Check]] = [
     _expiring_2026_with_brenalis,
     _foreign_law,
@@ -270,6 +326,10 @@ CHECKS: list[Callable[[_Room], Check]] = [
     _probation_period,
     _paging,
     _near_names_kept_apart,
+    _conditions_brenalis_ending,
+    _conditions_leases_signed,
+    _conditions_rank_the_rest,
+    _conditions_negation_not_read,
 ]
 
 
