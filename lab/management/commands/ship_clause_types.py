@@ -41,7 +41,8 @@ class Command(BaseCommand):
             "made_by": "manage.py ship_clause_types (lab), LEXROOM_EMBEDDING_MODEL set to the "
             "encoder",
             "data": [
-                "CUAD v1: the annotated excerpts of its 510 contracts (cuad/CUAD_v1.json)",
+                "CUAD v1: the annotated excerpts of its 510 contracts (cuad/master_clauses.csv), "
+                "unannotated paragraphs of the same contracts as negatives",
                 "Lexroom's own definitions and cue phrases of each type (documents.clause_types)",
                 "ACORD: the train split's queries (acord/)",
             ],
