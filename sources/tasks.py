@@ -5,8 +5,11 @@ next while versions are left. The library belongs to no workspace: its tasks nam
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from sources.embedding import code_embedding_mark_queued, code_embedding_round
 from sources.models import CodeEmbedding, EmbeddingStatus, LegalCode
@@ -14,6 +17,9 @@ from workspaces.tasks import enqueue
 
 LIBRARY = 0
 ROUND_SECONDS = 60.0
+# A queued or running row that has not moved for this long is queued again (its worker died,
+# or its task was lost): a round writes the row after every batch of a few seconds.
+STALE_SECONDS = 300
 
 
 def embed_code(*, workspace_id: int, code_id: int) -> int:
@@ -42,9 +48,16 @@ def _enqueue_round(code_id: int) -> None:
 
 
 @transaction.atomic
-def code_embedding_queue(*, code: LegalCode) -> CodeEmbedding:
+def code_embedding_queue(*, code: LegalCode, force: bool = False) -> CodeEmbedding:
     """Queue the embedding of ``code``'s versions lacking a vector (none: marked done, nothing
-    queued). Queued again, a code left "running" by a killed worker resumes where it was."""
+    queued). A code already queued or running, whose row moved in the last ``STALE_SECONDS``,
+    is left to that round unless ``force`` (``make run``, before its worker starts: whatever
+    says "running" then was left by a killed worker, and resumes where it stopped)."""
+    state = CodeEmbedding.objects.filter(code=code).first()
+    busy = {EmbeddingStatus.QUEUED, EmbeddingStatus.RUNNING}
+    fresh = timezone.now() - dt.timedelta(seconds=STALE_SECONDS)
+    if not force and state and state.status in busy and (state.updated_at or fresh) > fresh:
+        return state
     state = code_embedding_mark_queued(code=code)
     if state.status == EmbeddingStatus.QUEUED:
         _enqueue_round(code.pk)

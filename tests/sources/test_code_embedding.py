@@ -4,9 +4,11 @@ progress row, full-text search meanwhile, embed_legal_codes --here/--queue/--wai
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.core.management import CommandError
-from django.utils import translation
+from django.utils import timezone, translation
 from django_q.conf import Conf
 from django_q.models import OrmQ
 from django_q.signing import SignedPackage
@@ -15,7 +17,7 @@ from sources import embedding
 from sources.embedding import code_embedding_round
 from sources.models import ArticleVersion, CodeEmbedding, EmbeddingStatus, LegalCode
 from sources.ranking import search_articles
-from sources.tasks import LIBRARY, code_embedding_queue
+from sources.tasks import LIBRARY, STALE_SECONDS, code_embedding_queue
 from tests.helpers.commands import run_command
 from tests.helpers.data import TEST_EMBEDDING_MODEL
 from tests.helpers.rooms import Room, login
@@ -103,13 +105,31 @@ def test_a_row_left_running_by_a_killed_worker_resumes_when_queued_again(
     code_embedding_round(code=code, seconds=0)
     first = set(ArticleVersion.objects.filter(code=code).values_list("id", "embedding_model"))
     monkeypatch.setattr(Conf, "SYNC", True)
+    with django_capture_on_commit_callbacks(execute=True) as queued:
+        code_embedding_queue(code=code)  # --queue: the row moved just now, its round is alive
+    assert not queued and _state(code).status == EmbeddingStatus.RUNNING
     with django_capture_on_commit_callbacks(execute=True):
-        code_embedding_queue(code=code)  # what run_setup does on the next `make run`
+        code_embedding_queue(code=code, force=True)  # what run_setup does on the next make run
     state = _state(code)
     assert (state.status, state.done, state.total) == (EmbeddingStatus.DONE, 6, 6)
     # The two versions embedded before the kill were not embedded again: same rows kept.
     kept = set(ArticleVersion.objects.filter(code=code).values_list("id", "embedding_model"))
     assert {row for row in first if row[1]} <= kept
+
+
+def test_a_running_row_that_stopped_moving_is_queued_again(
+    code, django_capture_on_commit_callbacks
+):
+    code_embedding_round(code=code, seconds=0)
+    with django_capture_on_commit_callbacks() as queued:
+        assert code_embedding_queue(code=code).status == EmbeddingStatus.RUNNING
+    assert not queued
+    CodeEmbedding.objects.filter(code=code).update(
+        updated_at=timezone.now() - dt.timedelta(seconds=STALE_SECONDS + 1)
+    )
+    with django_capture_on_commit_callbacks() as queued:
+        assert code_embedding_queue(code=code).status == EmbeddingStatus.QUEUED
+    assert len(queued) == 1
 
 
 def test_a_reimport_that_changes_a_text_without_vectors_is_not_left_done(code):

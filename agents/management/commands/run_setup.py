@@ -110,7 +110,9 @@ class Command(BaseCommand):
         killed worker included: it resumes where it stopped)."""
         waiting = 0
         for code in codes_all():
-            state = code_embedding_queue(code=code)  # an embedded code: its row recounted
+            # Forced: no worker runs yet, so a "running" row is a killed worker's; an
+            # embedded code only has its row recounted.
+            state = code_embedding_queue(code=code, force=True)
             waiting += state.total - state.done
         if waiting:
             self.stdout.write(
