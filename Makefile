@@ -40,12 +40,11 @@ install: $(VENV)/.installed
 	@echo "Wrote .env (DEBUG=1, a new SECRET_KEY and LEXROOM_BACKUP_KEY, the embedding model chosen for this machine, offline)."
 
 # `exec`: the SIGTERM make passes on to its recipe reaches bin/serve, not a shell that drops it.
+# run_setup: migrate, the demo firm and data room, a small current French code from the npm
+# registry once (without npm or the network, said and skipped), each step timed; the worker
+# embeds the code and the demo contracts after the login is up.
 run: install .env
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --no-input
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py demo_setup
-	@# A small current code from the npm registry, once; without npm or the network, said and skipped.
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py fetch_legal_codes --if-missing \
-	  || echo "No French code fetched (see above); import some later: README, French codes."
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py run_setup
 	DEBUG=$${DEBUG:-1} HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) exec ./bin/serve
 
 # The suite runs on up to 4 processes (pytest-xdist), one test database each; a file's tests

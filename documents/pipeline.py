@@ -255,12 +255,19 @@ def queue_batch(*, workspace: Workspace, batch: IngestBatch) -> int:
 
 
 def run_in_process(
-    *, workspace: Workspace, batch: IngestBatch, progress: Progress | None = None
+    *,
+    workspace: Workspace,
+    batch: IngestBatch,
+    progress: Progress | None = None,
+    embed_later: bool = False,
 ) -> dict[str, float]:
     """Process, embed and analyse in this process, with per-stage timings.
 
     The same steps the workers run, each in its own tenant-scoped transaction: the
     documents' steps, resumed where an earlier run left each one, then the workspace's.
+    ``embed_later``: the embedding rounds (and the clause types read from the vectors) are
+    queued for the worker; the analysis runs here on what was read (full-text search and
+    the dashboard work at once) and again in the worker once the chunks are embedded.
     """
     timings: dict[str, float] = {}
     pending = _to_process(workspace, batch)
@@ -273,6 +280,8 @@ def run_in_process(
     timings["process"] = time.perf_counter() - started
 
     for step in WORKSPACE_STEPS:
+        if embed_later and step.repeat:
+            continue
         started = time.perf_counter()
         with workspace_scope(workspace):
             # Only the embedding has a backlog to show; the analysis is one round.
@@ -289,6 +298,8 @@ def run_in_process(
             if not step.repeat:
                 break
         timings[step.name] = time.perf_counter() - started
+    if embed_later:
+        embed_enqueue(workspace_id=workspace.pk)
     return timings
 
 

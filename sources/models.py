@@ -171,3 +171,36 @@ class CaseLawHit(models.Model):
 
     def __str__(self) -> str:
         return self.decision_id
+
+
+class EmbeddingStatus(models.TextChoices):
+    # Some versions lack a vector and nothing is queued (imported with --no-embed).
+    PENDING = "pending", _("Not queued")
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
+
+
+class CodeEmbedding(models.Model):
+    """How far the worker is in embedding one code's article versions for the meaning search:
+    what the codes page and ``embed_legal_codes --wait`` show. ``done`` and ``total`` are
+    counted from the versions themselves (with a text; ``done``: a vector of ``model``) after
+    every batch, so the row never drifts from what the search sees."""
+
+    code = models.OneToOneField(LegalCode, on_delete=models.CASCADE, related_name="embedding")
+    status = models.CharField(
+        max_length=10, choices=EmbeddingStatus.choices, default=EmbeddingStatus.PENDING
+    )
+    model = models.CharField(max_length=200, blank=True)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The last batch written: a "running" row whose worker was killed stops moving.
+    updated_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.code_id}: {self.status} {self.done}/{self.total}"

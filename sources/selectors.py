@@ -8,13 +8,14 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from sources.models import ArticleVersion, LegalCode
+from sources.models import ArticleVersion, CodeEmbedding, EmbeddingStatus, LegalCode
 from sources.numbers import normalise_article_number, number_sort_key
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -199,4 +200,34 @@ def version_texts(version_ids: Iterable[int]) -> list[str]:
     """The stored texts of these versions (the quotes of an answer are checked against them)."""
     return list(
         ArticleVersion.objects.filter(pk__in=list(version_ids)).values_list("text", flat=True)
+    )
+
+
+@dataclass(frozen=True)
+class EmbeddingProgress:
+    """The meaning search's readiness, over the codes whose versions are not all embedded."""
+
+    done: int
+    total: int
+    working: bool  # some code queued or being embedded: the page looks again
+    not_queued: list[str]  # titles of codes nothing embeds (imported with --no-embed)
+    failed: list[str]
+
+
+def codes_embedding_progress() -> EmbeddingProgress | None:
+    """None when every code with a progress row is embedded (one query)."""
+    rows = list(
+        CodeEmbedding.objects.exclude(status=EmbeddingStatus.DONE)
+        .select_related("code")
+        .order_by("code__title")
+    )
+    if not rows:
+        return None
+    working = {EmbeddingStatus.QUEUED, EmbeddingStatus.RUNNING}
+    return EmbeddingProgress(
+        done=sum(row.done for row in rows),
+        total=sum(row.total for row in rows),
+        working=any(row.status in working for row in rows),
+        not_queued=[row.code.title for row in rows if row.status == EmbeddingStatus.PENDING],
+        failed=[row.code.title for row in rows if row.status == EmbeddingStatus.FAILED],
     )

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.normalize import fold_accents
+from sources.embedding import code_embedding_sync
 from sources.importing import CodeRecord, ImportProblem, VersionRecord
 from sources.models import ArticleVersion, LegalCode, VersionState
 from sources.references import renvois_rebuild
@@ -87,6 +88,8 @@ def code_import(
         code.renvois_version = EXTRACTOR_VERSION
     renvois = renvois_rebuild(version_ids=changed_ids, code=code)
     _code_totals(code, versions, snapshot_date or record.snapshot_date)
+    # Its progress row recounted: a changed text makes a "done" code "not queued" again.
+    code_embedding_sync(code=code)
     return ImportReport(
         code=code.slug,
         title=code.title,

@@ -29,6 +29,7 @@ from sources.selectors import (
     article_get,
     code_get,
     codes_all,
+    codes_embedding_progress,
     snapshot_warning,
     today_paris,
 )
@@ -57,6 +58,10 @@ def _as_of(request: HttpRequest, errors: list[str]) -> dt.date:
 @require_GET
 @login_required
 def codes_page(request: HttpRequest) -> HttpResponse:
+    progress = codes_embedding_progress()
+    if request.htmx and request.GET.get("part") == "embedding":  # type: ignore[attr-defined]
+        # The poll while the worker embeds a code: only the progress line.
+        return render(request, "sources/codes.html#embedding-progress", {"embedding": progress})
     errors: list[str] = []
     as_of = _as_of(request, errors)
     query = request.GET.get("q", "").strip()[:MAX_QUERY_CHARS]
@@ -86,6 +91,7 @@ def codes_page(request: HttpRequest) -> HttpResponse:
         "results": results,
         "errors": errors,
         "warnings": warnings,
+        "embedding": progress,
     }
     return render(request, "sources/codes.html", context)
 

@@ -45,9 +45,12 @@ class Command(ModelCommand):
         with workspace_scope(workspace):
             empty = not Document.objects.filter(workspace=workspace).exists()
         if empty:
-            self.stdout.write("Importing the demo data room (first run loads the model)…")
+            self.stdout.write(
+                "Importing the demo data room (read here; the worker embeds it for the "
+                "meaning search, the full-text search works at once)…"
+            )
             batch, _ = store_dataroom(workspace=workspace, path=DEMO_DATAROOM, user=user)
-            run_in_process(workspace=workspace, batch=batch)
+            run_in_process(workspace=workspace, batch=batch, embed_later=True)
             # The firm's default playbooks, checked on the demo workspace (each applies to
             # the contracts of its language). By name: compliance stands on documents.
             call_command(

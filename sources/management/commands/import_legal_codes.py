@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,8 +151,12 @@ class Command(BaseCommand):
         )
 
     def _embed(self, codes: list[LegalCode]) -> int:
+        last = [0.0]
+
         def progress(done: int, total: int) -> None:
-            if done == total or done % 2048 < 256:
+            # A line at least every 5 s while it embeds, and the last one.
+            if done == total or time.monotonic() - last[0] >= 5:
+                last[0] = time.monotonic()
                 self.stderr.write(
                     _("vectors: %(done)d / %(total)d") % {"done": done, "total": total}
                 )
