@@ -11,6 +11,7 @@ URL encoding (GET, so a search can be shared and the back button works)::
     signed_after=, signed_before=  YYYY-MM-DD, inclusive
     ends_after=, ends_before=      YYYY-MM-DD, inclusive (effective end, after amendments)
     offset=<n>                     first result shown ("load more")
+    weak=1                         with q: also the contracts that matched only weakly
 
 Empty values are ignored (an empty date input submits ``signed_after=``).
 """
@@ -69,6 +70,7 @@ class SearchRequest:
     filters: SearchFilters
     page: Page
     filtered: bool  # any filter set (a bare page lists nothing until asked)
+    include_weak: bool = False  # weak=1: the contracts that matched only weakly too
 
 
 def _values(params: QueryDict, name: str) -> list[str]:
@@ -105,18 +107,25 @@ def parse_search_request(params: QueryDict) -> SearchRequest:
         if selected[name]:
             raw.setdefault(filter_name, {})[bound] = _date(name, selected[name])
     offset = params.get("offset", "").strip()
+    weak = params.get("weak", "").strip()
+    if weak not in {"", "0", "1"}:
+        message = gettext("weak must be 1 or 0, not “%(value)s”.")
+        raise InvalidSearchArguments(message % {"value": weak})
     filters = parse_filters(raw)
     return SearchRequest(
         query=selected["q"].strip() or None,
         filters=filters,
         page=Page(limit=PAGE_SIZE, offset=_integer("offset", offset) if offset else 0),
         filtered=filters != SearchFilters(),
+        include_weak=weak == "1",
     )
 
 
-def _page_url(params: QueryDict, offset: int) -> str:
+def _page_url(params: QueryDict, offset: int, weak: str | None = None) -> str:
     query = params.copy()
     query.setlist("offset", [str(offset)])
+    if weak is not None:  # the weak matches shown or hidden: from the first result again
+        query.setlist("weak", [weak])
     return "?" + query.urlencode()
 
 
@@ -130,7 +139,11 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
         asked = parse_search_request(request.GET)
         if asked.query or asked.filtered:
             results = search_data_room(
-                workspace=workspace, query=asked.query, filters=asked.filters, page=asked.page
+                workspace=workspace,
+                query=asked.query,
+                filters=asked.filters,
+                page=asked.page,
+                include_weak=asked.include_weak,
             )
     except InvalidSearchArguments as exc:
         error = exc
@@ -152,6 +165,9 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
             else None
         ),
         "first_url": _page_url(request.GET, 0),
+        "weak_url": _page_url(request.GET, 0, weak="1"),
+        "strong_url": _page_url(request.GET, 0, weak="0"),
+        "weak_shown": request.GET.get("weak", "").strip() == "1",
         "ratings": _ratings(workspace, user, results),
         "back": request.GET.urlencode(),
     }

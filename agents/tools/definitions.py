@@ -61,6 +61,12 @@ class SearchInput(WorkspaceInput):
     )
     limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="Results per page.")
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET, description="From next_offset.")
+    include_weak: bool = Field(
+        default=False,
+        description="With a query: also list the contracts that matched only weakly (counted "
+        "in weak_matches_left_out otherwise). Leave false to list the contracts whose "
+        "articles answer the query.",
+    )
 
 
 class GetContractInput(WorkspaceInput):
@@ -144,6 +150,7 @@ def _search(context: ToolContext, arguments: SearchInput) -> dict[str, Any]:
         query=arguments.query,
         filters=arguments.filters,
         page=Page(limit=arguments.limit, offset=arguments.offset),
+        include_weak=arguments.include_weak,
     )
     return as_json(result)
 
@@ -228,8 +235,9 @@ register(
         "matching contract (paged; follow next_offset), plus excluded_unknown (contracts "
         "whose filtered field is unknown: mention them) and excluded_by_amendment (moved out "
         "by an amendment). With a query, contracts are ranked by their most relevant "
-        "articles (relevant_articles: chunk_id, heading, page, excerpt, clause_types). "
-        "Cite contract_id, heading and page.",
+        "articles (relevant_articles: chunk_id, heading, page, excerpt, clause_types), and "
+        "contracts that matched only weakly are left out and counted in "
+        "weak_matches_left_out (include_weak lists them). Cite contract_id, heading and page.",
         input_model=SearchInput,
         output_model=SearchResults,
         handler=_search,

@@ -1,0 +1,77 @@
+"""How plainly an article answers a query, apart from how it ranks: the share of the query's
+content words its own text holds (stemmed as full-text stems them), and its meaning's
+nearness (the vector arm's cosine). Ranks are relative (every contract has a best article);
+these are absolute, so a contract whose best article is weak can be left out.
+
+SQL here is assembled from constants; every value from a caller is a bound parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from django.conf import settings
+
+from core.normalize import fold_accents
+from search.ranking._common import ChunkHit
+from search.ranking._fulltext import _FUNCTION_WORDS, _query_words
+from search.replica import read_connection
+
+
+def content_words(query: str) -> dict[str, list[str]]:
+    """The query's content words, each with the stems (French or English) that find it.
+
+    A hyphenated word is one word found by its own stem ("non-concurrence" by
+    ``non-concurr``), not by its parts: "non" and "concurrence" apart are found in nearly
+    any contract.
+    """
+    words = {
+        word: stems
+        for word, stems in _query_words(fold_accents(query)).items()
+        if word not in _FUNCTION_WORDS
+    }
+    parts = {part for word in words if "-" in word for part in word.split("-")}
+    return {
+        word: ([stem for stem in stems if "-" in stem] or stems) if "-" in word else stems
+        for word, stems in words.items()
+        if word not in parts
+    }
+
+
+def word_shares(*, query: str, chunk_ids: Sequence[int]) -> dict[int, float]:
+    """Chunk id -> the share (0 to 1) of the query's content words found in its own text.
+
+    The text is the chunk's body (weight B: its heading and words), not the context line
+    every chunk of a contract carries (title, parties, type), which would lend each article
+    the title's words. Chunks are read in the caller's tenant transaction (RLS applies).
+    """
+    words = content_words(query)
+    if not words or not chunk_ids:
+        return dict.fromkeys(chunk_ids, 0.0)
+    stems = sorted({stem for group in words.values() for stem in group})
+    with read_connection().cursor() as cursor:
+        cursor.execute(
+            "SELECT c.id, ARRAY(SELECT lexeme FROM unnest(ts_filter(c.search_vector, '{b}'))"
+            "  WHERE lexeme = ANY(%s)) FROM documents_chunk c WHERE c.id = ANY(%s)",
+            [stems, list(chunk_ids)],
+        )
+        found: Mapping[int, set[str]] = {row[0]: set(row[1]) for row in cursor.fetchall()}
+    return {
+        chunk_id: sum(
+            1 for group in words.values() if found.get(chunk_id, set()).intersection(group)
+        )
+        / len(words)
+        for chunk_id in chunk_ids
+    }
+
+
+def article_passes(hit: ChunkHit, word_share: float) -> bool:
+    """Whether an article answers the query plainly enough to list its contract: it holds
+    ``LEXROOM_RELEVANCE_MIN_WORD_SHARE`` of the query's words, or is
+    ``LEXROOM_RELEVANCE_MIN_SIMILARITY`` near it in meaning, or is the article it names."""
+    similarity = hit.vector_similarity
+    return (
+        hit.reference_match
+        or word_share >= settings.LEXROOM_RELEVANCE_MIN_WORD_SHARE
+        or (similarity is not None and similarity >= settings.LEXROOM_RELEVANCE_MIN_SIMILARITY)
+    )
