@@ -14,7 +14,7 @@ from django.conf import settings
 
 from core.normalize import fold_accents
 from search.ranking._common import ChunkHit
-from search.ranking._fulltext import _FUNCTION_WORDS, _query_words
+from search.ranking._fulltext import _FUNCTION_WORDS, _query_words, _term_stats
 from search.replica import read_connection
 
 
@@ -38,14 +38,19 @@ def content_words(query: str) -> dict[str, list[str]]:
     }
 
 
-def word_shares(*, query: str, chunk_ids: Sequence[int]) -> dict[int, float]:
+def word_shares(*, workspace_id: int, query: str, chunk_ids: Sequence[int]) -> dict[int, float]:
     """Chunk id -> the share (0 to 1) of the query's content words found in its own text.
 
     The text is the chunk's body (weight B: its heading and words), not the context line
     every chunk of a contract carries (title, parties, type), which would lend each article
-    the title's words. Chunks are read in the caller's tenant transaction (RLS applies).
+    the title's words. Words no chunk of the workspace holds are not counted: they tell no
+    contract from another, and a question's own words ("marque ce résultat comme
+    pertinent") would thin every article's share. Read in the caller's tenant transaction.
     """
     words = content_words(query)
+    stats = _term_stats(workspace_id, sorted({s for group in words.values() for s in group}))
+    if stats is not None:  # None before the workspace's statistics are first computed
+        words = {word: group for word, group in words.items() if stats.df.keys() & set(group)}
     if not words or not chunk_ids:
         return dict.fromkeys(chunk_ids, 0.0)
     stems = sorted({stem for group in words.values() for stem in group})

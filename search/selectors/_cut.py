@@ -21,13 +21,15 @@ class Cut:
     weak_left_out: int
 
 
-def relevance_cut(*, query: str, by_document: dict[int, list[ChunkHit]], include_weak: bool) -> Cut:
+def relevance_cut(
+    *, workspace_id: int, query: str, by_document: dict[int, list[ChunkHit]], include_weak: bool
+) -> Cut:
     """Contracts (document id -> hits, best first) with an article that passes the bar; with
     ``include_weak``, every contract, none counted as left out."""
     if include_weak or not by_document:
         return Cut(by_document, 0)
     chunk_ids = [hit.chunk_id for hits in by_document.values() for hit in hits]
-    shares = word_shares(query=query, chunk_ids=chunk_ids)
+    shares = word_shares(workspace_id=workspace_id, query=query, chunk_ids=chunk_ids)
     kept = {
         document_id: hits
         for document_id, hits in by_document.items()

@@ -136,7 +136,9 @@ def _ranked(
     by_document: dict[int, list[ChunkHit]] = {}
     for hit in hits:
         by_document.setdefault(hit.document_id, []).append(hit)
-    cut = relevance_cut(query=query, by_document=by_document, include_weak=include_weak)
+    cut = relevance_cut(
+        workspace_id=workspace.pk, query=query, by_document=by_document, include_weak=include_weak
+    )
     by_document = cut.by_document
     scores = {doc_id: _hit_score(doc_hits[0]) for doc_id, doc_hits in by_document.items()}
     # Hits come best first (a reranker's unscored tail after its rescored head): a contract

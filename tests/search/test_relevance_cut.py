@@ -75,8 +75,9 @@ def test_include_weak_lists_the_weak_matches_too(loaded: Room):
 
 
 def test_a_query_every_contract_matches_weakly_lists_none_with_the_count(loaded: Room, settings):
-    settings.LEXROOM_RELEVANCE_MIN_WORD_SHARE = 1.0
-    body = search(loaded, query="exclusivité territoriale en Normandie et en Bretagne")
+    # Each contract holds two of the four words, in one article or another: none holds three.
+    settings.LEXROOM_RELEVANCE_MIN_WORD_SHARE = 0.75
+    body = search(loaded, query="exclusivité, loyer ou prix en Bretagne")
     assert body["results"] == [] and body["total_results"] == 0
     assert body["weak_matches_left_out"] == 3
 
@@ -105,6 +106,14 @@ def test_filters_alone_cut_nothing(loaded: Room):
 def test_filters_and_a_query_cut_among_the_filtered(loaded: Room):
     body = search(loaded, query=QUERY, filters={"document_ids": ["c02", "c03"]})
     assert body["results"] == []
+    assert body["weak_matches_left_out"] == 2
+
+
+def test_words_no_contract_holds_do_not_thin_the_share(loaded: Room):
+    # Eight content words, five of them in no contract: c01 holds all of the other three.
+    question = "exclusivité territoriale en Bretagne : merci de vérifier rapidement ce dossier"
+    body = search(loaded, query=question)
+    assert _ids(body) == ["c01"]
     assert body["weak_matches_left_out"] == 2
 
 
