@@ -302,6 +302,7 @@ def run_acord_cut(options: EvalOptions) -> dict[str, Any]:
         for row in _read_jsonl(root / "corpus.jsonl")
     ]
     queries = _acord_queries(root, options.split)[: options.limit_queries]
+    documents = _subset(documents, queries, options.max_corpus)
     log(f"[acord-cut] {len(queries)} {options.split} queries over {len(documents)} documents")
     indexed = _index_documents("acord", documents, options)
     return {
