@@ -73,10 +73,26 @@ def word_shares(*, workspace_id: int, query: str, chunk_ids: Sequence[int]) -> d
 def article_passes(hit: ChunkHit, word_share: float) -> bool:
     """Whether an article answers the query plainly enough to list its contract: it holds
     ``LEXROOM_RELEVANCE_MIN_WORD_SHARE`` of the query's words, or is
-    ``LEXROOM_RELEVANCE_MIN_SIMILARITY`` near it in meaning, or is the article it names."""
+    ``LEXROOM_RELEVANCE_MIN_SIMILARITY`` near it in meaning, or is the article it names, or
+    the LLM judge rated it relevant."""
     similarity = hit.vector_similarity
     return (
         hit.reference_match
         or word_share >= settings.LEXROOM_RELEVANCE_MIN_WORD_SHARE
         or (similarity is not None and similarity >= settings.LEXROOM_RELEVANCE_MIN_SIMILARITY)
+        or _judged_relevant(hit)
+    )
+
+
+# The LLM judge scores on ACORD's scale (0 = 1 star ... 4 = 5 stars); 3 stars and more is
+# what the thresholds were calibrated to keep. A cross-encoder's scores have no such scale:
+# its own threshold (LEXROOM_RERANK_THRESHOLD) has already cut the hits it finds noise.
+JUDGE_RELEVANT_SCORE = 2.0
+
+
+def _judged_relevant(hit: ChunkHit) -> bool:
+    return (
+        hit.rerank_score is not None
+        and settings.LEXROOM_RERANKER == "llm"
+        and hit.rerank_score >= JUDGE_RELEVANT_SCORE
     )

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from agents.tools import call_tool, tool_definitions
-from search.ranking import content_words
+from search.ranking import ChunkHit, article_passes, content_words
 from tests.helpers.contracts import ingest_entries
 from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
@@ -95,6 +95,15 @@ def test_an_article_named_by_its_number_lists_its_contract(loaded: Room, setting
     body = search(loaded, query="article 2", filters={"document_ids": ["c02"]})
     assert _ids(body) == ["c02"]
     assert body["results"][0]["relevant_articles"][0]["heading"].startswith("ARTICLE 2")
+
+
+def test_an_article_the_llm_judge_rates_relevant_lists_its_contract(settings):
+    settings.LEXROOM_RELEVANCE_MIN_WORD_SHARE = 1.01  # words alone pass nothing
+    hits = [ChunkHit(chunk_id=1, document_id=1, rerank_score=score) for score in (1.0, 2.0, None)]
+    settings.LEXROOM_RERANKER = "llm"
+    assert [article_passes(hit, 0.0) for hit in hits] == [False, True, False]
+    settings.LEXROOM_RERANKER = "cross-encoder"  # scores on no fixed scale: not read
+    assert not any(article_passes(hit, 0.0) for hit in hits)
 
 
 def test_filters_alone_cut_nothing(loaded: Room):
