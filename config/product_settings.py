@@ -80,6 +80,16 @@ LEXROOM_SERVER_TIMING = env_bool("LEXROOM_SERVER_TIMING", default=False)
 
 # --- Search.
 LEXROOM_VECTOR_MIN_SIMILARITY = env_float("LEXROOM_VECTOR_MIN_SIMILARITY", 0.25)
+# A clause query lists a contract only when one of its articles holds this share of the
+# query's content words (stemmed) or is this near it in meaning (cosine); the others are
+# counted in weak_matches_left_out. Calibrated on ACORD's train split with the packaged
+# MiniLM encoder (docs/architecture/search.md): another encoder may need another similarity.
+LEXROOM_RELEVANCE_MIN_WORD_SHARE = env_float("LEXROOM_RELEVANCE_MIN_WORD_SHARE", 0.35)
+if not 0 <= LEXROOM_RELEVANCE_MIN_WORD_SHARE <= 1:  # NaN fails this too
+    raise ImproperlyConfigured("LEXROOM_RELEVANCE_MIN_WORD_SHARE must be between 0 and 1.")
+LEXROOM_RELEVANCE_MIN_SIMILARITY = env_float("LEXROOM_RELEVANCE_MIN_SIMILARITY", 0.4375)
+if not -1 <= LEXROOM_RELEVANCE_MIN_SIMILARITY <= 1:
+    raise ImproperlyConfigured("LEXROOM_RELEVANCE_MIN_SIMILARITY must be between -1 and 1.")
 # Clause-type prior in the fusion (search.ranking._prior): 0 turns it off. Tuned on ACORD's
 # train queries (judged protocol: 0.03 to 0.1 score alike); a fused RRF score is at most
 # about 0.033, a prior at most 1.

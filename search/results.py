@@ -163,6 +163,11 @@ class SearchResults(_Result):
     excluded_by_amendment: dict[str, str] = Field(
         description="Contract id -> why an amendment moved it out of the end_date window."
     )
+    weak_matches_left_out: int = Field(
+        description="With a query: contracts that matched only weakly (no article holds "
+        "enough of the query's words or is near enough in meaning), not listed; 0 with "
+        "include_weak, which lists them, and without a query."
+    )
     results: list[SearchHit]
 
 

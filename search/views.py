@@ -13,6 +13,7 @@ URL encoding (GET, so a search can be shared and the back button works)::
     offset=<n>                     first result shown ("load more")
     ignore=<field>                 repeated: a condition read from q left out (a chip's link)
     interpret=0                    q ranked as typed, no condition read from it
+    weak=1                         with q: also the contracts that matched only weakly
 
 Empty values are ignored (an empty date input submits ``signed_after=``).
 """
@@ -74,6 +75,7 @@ class SearchRequest:
     filtered: bool  # any filter set (a bare page lists nothing until asked)
     interpret: bool = True  # read conditions from the query (interpret=0 turns it off)
     ignore: tuple[str, ...] = ()  # fields not read from the query
+    include_weak: bool = False  # weak=1: the contracts that matched only weakly too
 
 
 def _values(params: QueryDict, name: str) -> list[str]:
@@ -110,6 +112,10 @@ def parse_search_request(params: QueryDict) -> SearchRequest:
         if selected[name]:
             raw.setdefault(filter_name, {})[bound] = _date(name, selected[name])
     offset = params.get("offset", "").strip()
+    weak = params.get("weak", "").strip()
+    if weak not in {"", "0", "1"}:
+        message = gettext("weak must be 1 or 0, not “%(value)s”.")
+        raise InvalidSearchArguments(message % {"value": weak})
     filters = parse_filters(raw)
     return SearchRequest(
         query=selected["q"].strip() or None,
@@ -118,12 +124,15 @@ def parse_search_request(params: QueryDict) -> SearchRequest:
         filtered=filters != SearchFilters(),
         interpret=params.get("interpret", "").strip() != "0",
         ignore=tuple(selected["ignore"]),
+        include_weak=weak == "1",
     )
 
 
-def _page_url(params: QueryDict, offset: int) -> str:
+def _page_url(params: QueryDict, offset: int, weak: str | None = None) -> str:
     query = params.copy()
     query.setlist("offset", [str(offset)])
+    if weak is not None:  # the weak matches shown or hidden: from the first result again
+        query.setlist("weak", [weak])
     return "?" + query.urlencode()
 
 
@@ -143,6 +152,7 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
                 page=asked.page,
                 interpret_query=asked.interpret,
                 not_interpreted=asked.ignore,
+                include_weak=asked.include_weak,
             )
     except InvalidSearchArguments as exc:
         error = exc
@@ -164,6 +174,9 @@ def search(request: HttpRequest, slug: str) -> HttpResponse:
             else None
         ),
         "first_url": _page_url(request.GET, 0),
+        "weak_url": _page_url(request.GET, 0, weak="1"),
+        "strong_url": _page_url(request.GET, 0, weak="0"),
+        "weak_shown": request.GET.get("weak", "").strip() == "1",
         "ratings": _ratings(workspace, user, results),
         "back": request.GET.urlencode(),
         **interpretation_links(request.GET, results),

@@ -74,6 +74,12 @@ class SearchInput(WorkspaceInput):
         "text), e.g. a field of interpreted_filters that was misread.",
         max_length=len(FIELDS),
     )
+    include_weak: bool = Field(
+        default=False,
+        description="With a query: also list the contracts that matched only weakly (counted "
+        "in weak_matches_left_out otherwise). Leave false to list the contracts whose "
+        "articles answer the query.",
+    )
 
 
 class GetContractInput(WorkspaceInput):
@@ -159,6 +165,7 @@ def _search(context: ToolContext, arguments: SearchInput) -> dict[str, Any]:
         page=Page(limit=arguments.limit, offset=arguments.offset),
         interpret_query=arguments.interpret,
         not_interpreted=arguments.not_interpreted,
+        include_weak=arguments.include_weak,
     )
     return as_json(result)
 
@@ -247,7 +254,9 @@ register(
         'Conditions written in the query ("governed by New York law", "signés avant '
         '2015", "baux commerciaux", a party\'s name) are applied as filters and listed '
         "in interpreted_filters; query in the result is the text left to rank (null: none "
-        "left, every matching contract is listed). Cite contract_id, heading and page.",
+        "left, every matching contract is listed). Contracts that matched only weakly are "
+        "left out and counted in weak_matches_left_out (include_weak lists them). Cite "
+        "contract_id, heading and page.",
         input_model=SearchInput,
         output_model=SearchResults,
         handler=_search,

@@ -20,6 +20,7 @@ from search.records import contract_fields, excerpt
 from search.replica import ReplicaFailed, replica_reads
 from search.results import ClauseTypeTag, RelevantArticle, SearchHit, SearchResults
 from search.selectors._common import searchable_documents
+from search.selectors._cut import relevance_cut
 from search.selectors._explain import matched_filters
 from search.selectors._filtering import Selection, select, vocabulary
 from search.selectors._interpret import check_not_interpreted, interpret
@@ -37,6 +38,7 @@ class _Ranked:
     total: int
     hits: dict[int, list[ChunkHit]] = field(default_factory=dict)
     scores: dict[int, float] = field(default_factory=dict)
+    weak_left_out: int = 0  # contracts matched only weakly, not listed (_cut)
 
 
 def search_data_room(
@@ -47,6 +49,7 @@ def search_data_room(
     page: Page | None = None,
     interpret_query: bool = True,
     not_interpreted: Collection[str] = (),
+    include_weak: bool = False,
 ) -> SearchResults:
     """Every contract passing the filters (exhaustive, paged), or ranked by ``query``.
 
@@ -58,14 +61,19 @@ def search_data_room(
     an amendment moved out of an end-date window in ``excluded_by_amendment``: never dropped
     silently. Raises :class:`~search.errors.InvalidSearchArguments` naming the allowed values.
     Reads a hot-standby replica when one is configured (:mod:`search.replica`).
+
+    With a query, contracts whose every ranked article matched only weakly are left out and
+    counted in ``weak_matches_left_out`` (:mod:`search.selectors._cut`); ``include_weak``
+    lists them.
     """
     check_not_interpreted(not_interpreted)
     ignore = set(FIELDS) if not interpret_query else set(not_interpreted)
     try:
         with replica_reads():
-            return _search(workspace, query, filters, page, ignore)
+            return _search(workspace, query, filters, page, ignore, include_weak)
     except ReplicaFailed:
-        return _search(workspace, query, filters, page, ignore)  # on the primary: run again
+        # On the primary: a read, run again.
+        return _search(workspace, query, filters, page, ignore, include_weak)
 
 
 def _search(
@@ -74,6 +82,7 @@ def _search(
     filters: SearchFilters | None,
     page: Page | None,
     ignore: Collection[str] = (),
+    include_weak: bool = False,
 ) -> SearchResults:
     page = page or Page()
     query = clean_query(query)
@@ -103,7 +112,9 @@ def _search(
     excluded_by_amendment = selection.excluded_by_amendment()
     total_candidates = searchable_documents(workspace).count()
     ranked = (
-        _listed(selection, page) if query is None else _ranked(workspace, query, selection, page)
+        _listed(selection, page)
+        if query is None
+        else _ranked(workspace, query, selection, page, include_weak)
     )
     return SearchResults(
         query=query,
@@ -114,6 +125,7 @@ def _search(
         next_offset=page.next_offset(ranked.total),
         excluded_unknown=excluded_unknown,
         excluded_by_amendment=excluded_by_amendment,
+        weak_matches_left_out=ranked.weak_left_out,
         results=_hits(ranked, filters, known.entity_ids, query),
     )
 
@@ -126,8 +138,10 @@ def _listed(selection: Selection, page: Page) -> _Ranked:
     return _Ranked(list(ordered[page.offset : page.end]), ordered.count())
 
 
-def _ranked(workspace: Workspace, query: str, selection: Selection, page: Page) -> _Ranked:
-    """With a query: passing contracts by their best article's score."""
+def _ranked(
+    workspace: Workspace, query: str, selection: Selection, page: Page, include_weak: bool
+) -> _Ranked:
+    """With a query: passing contracts by their best article's score, weak ones cut."""
     candidate_ids = (
         list(selection.passing.values_list("id", flat=True)) if selection.narrowed else None
     )
@@ -144,6 +158,10 @@ def _ranked(workspace: Workspace, query: str, selection: Selection, page: Page) 
     by_document: dict[int, list[ChunkHit]] = {}
     for hit in hits:
         by_document.setdefault(hit.document_id, []).append(hit)
+    cut = relevance_cut(
+        workspace_id=workspace.pk, query=query, by_document=by_document, include_weak=include_weak
+    )
+    by_document = cut.by_document
     scores = {doc_id: _hit_score(doc_hits[0]) for doc_id, doc_hits in by_document.items()}
     # Hits come best first (a reranker's unscored tail after its rescored head): a contract
     # ranks where its best article does.
@@ -151,7 +169,7 @@ def _ranked(workspace: Workspace, query: str, selection: Selection, page: Page) 
     page_ids = ranked_ids[page.offset : page.end]
     by_id = {d.pk: d for d in selection.passing.filter(pk__in=page_ids)}
     documents = [by_id[doc_id] for doc_id in page_ids if doc_id in by_id]
-    return _Ranked(documents, len(ranked_ids), by_document, scores)
+    return _Ranked(documents, len(ranked_ids), by_document, scores, cut.weak_left_out)
 
 
 def _hits(

@@ -19,10 +19,15 @@ def search_data_room(
     filters: dict[str, Any] | None = None,
     limit: int = DEFAULT_LIMIT,
     offset: int = 0,
+    include_weak: bool = False,
 ) -> dict[str, Any]:
     page = Page(limit=limit, offset=offset)
     result = selectors.search_data_room(
-        workspace=workspace, query=query, filters=parse_filters(filters), page=page
+        workspace=workspace,
+        query=query,
+        filters=parse_filters(filters),
+        page=page,
+        include_weak=include_weak,
     )
     return as_json(result)
 

@@ -19,7 +19,10 @@ from lab.search.evals import SUITES, DatasetMissing, EvalOptions, default_data_d
 
 
 class Command(ModelCommand, MeasurementCommand):
-    help = "Measure search quality on a shared dataset (brenalis, acord, datafiller)."
+    help = (
+        "Measure search quality on a shared dataset (brenalis, acord, datafiller), or "
+        "calibrate the relevance cut (acord-cut, on --split train)."
+    )
     refusals = (DatasetMissing,)
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -74,6 +77,18 @@ class Command(ModelCommand, MeasurementCommand):
 
 def report_lines(report: dict[str, Any]) -> Iterator[str]:
     """Checks passed and failed (brenalis), or the metrics of each arm (acord, datafiller)."""
+    if "calibration" in report:
+        calibration = report["calibration"]
+        yield (
+            f"acord-cut ({report['split']}): {report['queries']} queries, "
+            f"{calibration['ranked_clauses']} ranked clauses, "
+            f"{calibration['relevant_clauses']} rated 3 stars or more, model {report['model']}"
+        )
+        for target, chosen in calibration["chosen"].items():
+            yield f"  keeping {target}: {chosen}"
+        for name in ("shipped", "words_only", "meaning_only"):
+            yield f"  {name:12} {calibration[name]}"
+        return
     if "checks" in report:
         for check in report["checks"]:
             yield f"{'ok  ' if check['passed'] else 'FAIL'} {check['name']}"

@@ -1,4 +1,5 @@
-"""The eval suites behind ``manage.py eval_search``: brenalis, acord, datafiller.
+"""The eval suites behind ``manage.py eval_search``: brenalis, acord, datafiller, and
+acord-cut (the search's relevance cut calibrated on ACORD).
 
 Each suite reads its dataset from the shared data folder at run time (nothing of it is
 copied into the repository), indexes it through the product's ingestion path into its own
@@ -22,6 +23,7 @@ from documents.models import IngestBatch
 from documents.pipeline import store_dataroom
 from lab.report import Reporter
 from lab.search.evals._brenalis import brenalis_checks
+from lab.search.evals._cut import cut_calibration
 from lab.search.evals._index import (
     IndexedCorpus,
     Store,
@@ -289,6 +291,29 @@ def run_acord(options: EvalOptions) -> dict[str, Any]:
     )
 
 
+def run_acord_cut(options: EvalOptions) -> dict[str, Any]:
+    """The relevance cut's thresholds calibrated on ACORD's train (or valid) queries, over
+    the acord suite's own index (reused)."""
+    if options.split == "test":
+        raise ValueError("acord-cut calibrates: use --split train (or valid), never test")
+    root = options.data_dir / "acord"
+    documents = [
+        CorpusDocument(str(row["_id"]), str(row.get("title") or ""), str(row["text"]))
+        for row in _read_jsonl(root / "corpus.jsonl")
+    ]
+    queries = _acord_queries(root, options.split)[: options.limit_queries]
+    documents = _subset(documents, queries, options.max_corpus)
+    log(f"[acord-cut] {len(queries)} {options.split} queries over {len(documents)} documents")
+    indexed = _index_documents("acord", documents, options)
+    return {
+        "suite": "acord-cut",
+        "split": options.split,
+        "queries": len(queries),
+        "model": embedding_model_name(),
+        "calibration": cut_calibration(indexed, queries),
+    }
+
+
 # --- datafiller ---------------------------------------------------------------------------
 
 
@@ -357,6 +382,7 @@ def run_datafiller(options: EvalOptions) -> dict[str, Any]:
 SUITES: dict[str, Callable[[EvalOptions], dict[str, Any]]] = {
     "brenalis": run_brenalis,
     "acord": run_acord,
+    "acord-cut": run_acord_cut,
     "datafiller": run_datafiller,
 }
 

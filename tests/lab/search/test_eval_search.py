@@ -65,6 +65,29 @@ def test_acord_subset_hybrid_ndcg_stays_above_floor():
         assert all(0.0 <= value <= 1.0 for value in scores.values()), metrics
 
 
+def test_acord_cut_reports_what_each_threshold_pair_keeps_and_cuts():
+    shared_data("acord", "corpus.jsonl")
+    report = eval_search(
+        "--suite", "acord-cut", "--split", "valid", "--limit-queries", "2", "--max-corpus", "150"
+    )
+    calibration = report["calibration"]
+    assert report["queries"] == 2 and calibration["relevant_clauses"] > 0
+    shipped = calibration["shipped"]
+    assert shipped["min_word_share"] == 0.35 and shipped["min_similarity"] == 0.4375
+    # Either bar lists a clause: together they keep at least what each keeps alone.
+    for alone in (calibration["words_only"], calibration["meaning_only"]):
+        assert shipped["relevant_kept"] >= alone["relevant_kept"]
+        assert shipped["others_cut"] <= alone["others_cut"]
+    for target, chosen in calibration["chosen"].items():
+        assert chosen is None or chosen["relevant_kept"] >= float(target)
+
+
+def test_acord_cut_refuses_to_calibrate_on_the_test_split():
+    shared_data("acord", "corpus.jsonl")
+    with pytest.raises(ValueError, match="never test"):
+        eval_search("--suite", "acord-cut", "--split", "test", "--limit-queries", "1")
+
+
 def test_star_precision_counts_clauses_with_enough_stars_over_what_the_query_has():
     grades = {"a": 4, "b": 3, "c": 2, "d": 0, "e": 1}
     # 4 stars = grade 3: a and b exist; the top 5 holds both -> 2 / min(5, 2).
