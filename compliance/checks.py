@@ -26,7 +26,7 @@ from compliance.patterns import (
     pattern_compile,
 )
 from compliance.quantities import COMPARE, fold, quantities
-from documents.clause_types import CUES, clause_type_label
+from documents.clause_types import CUES, clause_type_label, windows
 
 EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
@@ -248,15 +248,36 @@ def _threshold(rule: RuleView, scope: list[Article]) -> list[Finding]:
     return findings
 
 
+def _clause_similarities(vectors: Any, scope: list[Article], encode: Encode) -> list[Any | None]:
+    """Each article's best cosine to each wording: its stored embedding carries the contract's
+    title and parties, so the clause's own text is read too, and a long one in windows (the
+    wording may be one clause among several). None for an article not embedded yet."""
+    pieces = [
+        (index, text)
+        for index, article in enumerate(scope)
+        if article.embedding is not None
+        for text in [article.text, *windows(article.text)]
+    ]
+    encoded = np.asarray(encode([text for _, text in pieces]), dtype=np.float32)
+    best: list[Any | None] = [
+        None if a.embedding is None else vectors @ np.asarray(a.embedding, dtype=np.float32)
+        for a in scope
+    ]
+    for (index, _), vector in zip(pieces, encoded, strict=True):
+        best[index] = np.maximum(best[index], vectors @ vector)
+    return best
+
+
 def _position(rule: RuleView, scope: list[Article], encode: Encode) -> list[Finding]:
     wordings = [rule.params["preferred"], *rule.params.get("fallbacks", [])]
     unacceptable = list(rule.params.get("unacceptable", []))
     vectors = np.asarray(encode(wordings + unacceptable), dtype=np.float32)
     findings = []
-    for article in scope:
-        if article.embedding is None:
+    for article, similarity in zip(
+        scope, _clause_similarities(vectors, scope, encode), strict=True
+    ):
+        if similarity is None:
             continue
-        similarity = vectors @ np.asarray(article.embedding, dtype=np.float32)
         accepted = similarity[: len(wordings)]
         refused = similarity[len(wordings) :]
         if refused.size and float(refused.max()) >= UNACCEPTABLE_MATCH:

@@ -109,8 +109,8 @@ def test_a_governing_law_read_in_the_text_meets_the_required_rule(
             "droit anglais",
             "text",
         )
-        tagged = document.chunks.filter(clause_type_keys__contains=["governing_law"]).exists()
-    assert not tagged  # no article is tagged: what the text says is enough
+        # As if the classifier had missed it: no article is tagged, the text says enough.
+        document.chunks.update(clause_types={}, clause_type_keys=[], clause_families={})
     _scan_with_the_english_playbook(room)
     with workspace_scope(room.workspace):
         rules = set(Flag.objects.values_list("rule__key", flat=True))
@@ -141,3 +141,34 @@ def test_the_owner_chooses_the_playbooks_on_the_flags_page(room: Room):
     assert owner.post(url, {}).status_code == 302  # none: unassigned, flags kept
     with workspace_scope(room.workspace):
         assert not WorkspacePlaybook.objects.exists()
+
+
+CAP = (
+    "Each party's total aggregate liability arising out of or in connection with this "
+    "Agreement shall not exceed the fees paid or payable in the twelve months preceding the "
+    "event giving rise to the claim."
+)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("cap", "flagged"),
+    [
+        (CAP, False),  # the firm's own wording
+        ("The Supplier's aggregate liability shall not exceed one hundred euros in any "
+         "event, and the Customer's liability shall not exceed ten million euros.", True),
+    ],
+)  # fmt: skip
+def test_the_cap_in_the_firms_wording_meets_the_position_rule(
+    room: Room, tmp_path: Path, settings, cap: str, flagged: bool
+):
+    """The article's stored embedding carries the contract's title and parties: the position
+    rule reads the clause's own text too, so the preferred wording written as is passes."""
+    settings.OLLAMA_URL = "http://127.0.0.1:9"
+    text = f"{ENGLISH}\n3. LIMITATION OF LIABILITY\n{cap}\n"
+    _ingest(tmp_path, ("services.txt", text))
+    _scan_with_the_english_playbook(room)
+    with workspace_scope(room.workspace):
+        rules = set(Flag.objects.values_list("rule__key", flat=True))
+    assert "liability-cap-present" not in rules
+    assert ("liability-cap-position" in rules) is flagged
