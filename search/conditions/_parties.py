@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from search.conditions._tokens import Words
+from search.conditions._tokens import Words, folded_words
 
 # Legal forms and civil titles: optional around a name, never enough to designate one.
 LEGAL_FORMS = frozenset(
@@ -41,6 +41,17 @@ _INTRODUCER_REACH = 2
 
 # A word more entities than this share designates none of them alone (and is not tried).
 MAX_SHARED = 20
+# Words read per name and names (the name and its aliases) per entity: a hostile upload's
+# 300-character names and piled-up aliases cannot make reading a query slow.
+MAX_NAME_WORDS = 12
+_MAX_NAME_CHARS = 160
+MAX_NAMES = 5
+# A part of a name is read only after one of these, or as typed with a capital (not as the
+# first word of a longer query): "clause de sécurité" is not the party Sécurité Plus SAS.
+_PART_INTRODUCERS = frozenset(
+    {"with", "avec", "between", "entre", "involving", "impliquant", "concernant", "regarding",
+     "party", "partie"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,12 +65,14 @@ class PartyName:
 
 
 def _core(name: str) -> tuple[str, ...]:
-    return tuple(w.folded for w in Words.of(name).words if w.folded not in LEGAL_FORMS)
+    words = folded_words(name[:_MAX_NAME_CHARS])
+    return tuple(w for w in words if w not in LEGAL_FORMS)[:MAX_NAME_WORDS]
 
 
 def _cores(party: PartyName) -> list[tuple[str, ...]]:
     from_key = tuple(w for w in party.key.split() if w not in LEGAL_FORMS) if party.key else ()
-    names = [from_key or _core(party.name), *(_core(alias) for alias in party.aliases)]
+    aliases = party.aliases[: MAX_NAMES - 1]
+    names = [from_key[:MAX_NAME_WORDS] or _core(party.name), *map(_core, aliases)]
     return [core for core in dict.fromkeys(names) if core]
 
 
@@ -67,6 +80,7 @@ def _cores(party: PartyName) -> list[tuple[str, ...]]:
 class PartyIndex:
     names: dict[int, list[tuple[str, ...]]]  # entity id -> its names' core words
     by_word: dict[str, set[int]]  # core word -> entities whose names hold it
+    whole: dict[tuple[str, ...], set[int]] = field(default_factory=dict)  # name -> entities
 
 
 def _distinctive(word: str, shared_by: int) -> bool:
@@ -85,6 +99,7 @@ def party_index(parties: Sequence[PartyName], present: set[str]) -> PartyIndex:
     shared = Counter(word for names in cores.values() for word in {w for c in names for w in c})
     names: dict[int, list[tuple[str, ...]]] = {}
     by_word: dict[str, set[int]] = {}
+    wholes: dict[tuple[str, ...], set[int]] = {}
     for entity_id, entity_cores in cores.items():
         for core in entity_cores:
             whole = set(core) <= present
@@ -92,7 +107,9 @@ def party_index(parties: Sequence[PartyName], present: set[str]) -> PartyIndex:
                 names.setdefault(entity_id, []).append(core)
                 for word in core:
                     by_word.setdefault(word, set()).add(entity_id)
-    return PartyIndex(names, by_word)
+                if whole:
+                    wholes.setdefault(core, set()).add(entity_id)
+    return PartyIndex(names, by_word, wholes)
 
 
 def read_parties(words: Words, index: PartyIndex, *, partial: bool) -> list[tuple[int, list[int]]]:
@@ -137,29 +154,75 @@ def _at(
     """The entity a name starting at ``position`` designates, with the words it covers."""
     if position in words.used:
         return None
-    best: dict[int, tuple[int, bool]] = {}  # entity -> (words matched, whole name)
-    for entity_id in index.by_word.get(words.words[position].folded, ()):
+    found = _whole_at(words, position, index)
+    if found is None and partial:
+        found = _part_at(words, position, index)
+    if found is None:
+        return None
+    entity_id, length = found
+    covered = list(range(position, position + length))
+    return entity_id, covered + _legal_form_after(words, covered[-1] + 1)
+
+
+def _whole_at(words: Words, position: int, index: PartyIndex) -> tuple[int, int] | None:
+    """The one entity whose whole name (the longest found) starts at ``position``: one
+    lookup per length, whatever the number of parties."""
+    free: list[str] = []
+    for at in range(position, min(len(words.words), position + MAX_NAME_WORDS)):
+        if at in words.used:
+            break
+        free.append(words.words[at].folded)
+    for length in range(len(free), 0, -1):
+        entities = index.whole.get(tuple(free[:length]))
+        if not entities:
+            continue
+        # A name of one word ("Orange") is read as typed as a name, as a part would be.
+        if len(entities) != 1 or (length == 1 and not _names_a_party(words, position)):
+            return None
+        return next(iter(entities)), length
+    return None
+
+
+def _part_at(words: Words, position: int, index: PartyIndex) -> tuple[int, int] | None:
+    """The one entity a distinctive part of a name starting at ``position`` designates."""
+    entities = index.by_word.get(words.words[position].folded, set())
+    if not entities or len(entities) > MAX_SHARED:
+        return None
+    best: dict[int, int] = {}  # entity -> words matched
+    for entity_id in entities:
         for core in index.names[entity_id]:
             for offset in range(len(core)):
-                length = _run(words, position, core, offset)
-                whole = offset == 0 and length == len(core)
-                if length and (length, whole) > best.get(entity_id, (0, False)):
-                    best[entity_id] = (length, whole)
-    whole_names = [e for e, (_, whole) in best.items() if whole]
-    longest = max((length for length, _ in best.values()), default=0)
-    if len(whole_names) == 1:
-        entity_id = whole_names[0]
-    elif partial and not whole_names:
-        candidates = [e for e, (length, _) in best.items() if length == longest]
-        matched = [words.words[position + i].folded for i in range(longest)]
-        distinctive = [w for w in matched if w not in GENERIC and len(w) >= _MIN_PART_CHARS]
-        if len(candidates) != 1 or not distinctive or any(w.isdigit() for w in distinctive):
-            return None
-        entity_id = candidates[0]
-    else:
+                best[entity_id] = max(best.get(entity_id, 0), _run(words, position, core, offset))
+    longest = max(best.values(), default=0)
+    candidates = [e for e, length in best.items() if length == longest]
+    matched = [words.words[position + i].folded for i in range(longest)]
+    distinctive = [w for w in matched if w not in GENERIC and len(w) >= _MIN_PART_CHARS]
+    if len(candidates) != 1 or not distinctive or any(w.isdigit() for w in distinctive):
         return None
-    covered = list(range(position, position + best[entity_id][0]))
-    return entity_id, covered + _legal_form_after(words, covered[-1] + 1)
+    if not _names_a_party(words, position):
+        return None
+    return candidates[0], longest
+
+
+def _names_a_party(words: Words, position: int) -> bool:
+    """Is the word at ``position`` written as a name: after "with", "entre"…, or with a
+    capital (the query's first word only when alone), never the end of "non-exclusive"?"""
+    word = words.words[position]
+    if word.start and words.text[word.start - 1] in "-\u2010\u2011":
+        return False
+    if position and words.words[position - 1].folded in _PART_INTRODUCERS:
+        return True
+    typed = words.text[word.start : word.end]
+    if not typed[:1].isupper():
+        return False
+    # The query's first word has a capital as any sentence does: read when alone, in
+    # capitals ("ACME") or before a legal form ("Orange SA").
+    return (
+        position > 0
+        or len(words.words) == 1
+        or (len(typed) > 1 and typed.isupper())
+        or bool(_legal_form_after(words, position + 1))
+    )
 
 
 def _legal_form_after(words: Words, after: int) -> list[int]:

@@ -10,6 +10,8 @@ from time import perf_counter
 import pytest
 
 from search.conditions import PartyName, QueryVocabulary, read_conditions
+from search.conditions._parties import MAX_NAME_WORDS, MAX_NAMES, party_index
+from search.conditions._tokens import Words, folded_words
 from search.paging import MAX_QUERY_CHARS
 
 ROOM = QueryVocabulary(
@@ -222,6 +224,61 @@ def test_a_shared_generic_unknown_or_negated_name_is_not_read(query: str):
     assert leftover == query
 
 
+TRAPS = QueryVocabulary(
+    laws=frozenset(),
+    contract_types=frozenset({"lease"}),
+    parties=(
+        PartyName(1, "Sécurité Plus SAS"),
+        PartyName(2, "Exclusive Networks SA"),
+        PartyName(3, "Confidential Solutions"),
+        PartyName(4, "Orange SA"),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "clause de sécurité",
+        "obligations de sécurité",
+        "Exclusive licence",
+        "non-exclusive licence",
+        "a Non-Exclusive licence",
+        "confidential information",
+        "orange",
+    ],
+)
+def test_a_word_that_is_part_of_a_name_is_no_party_unless_written_as_one(query: str):
+    conditions, leftover = _read(query, TRAPS)
+    assert conditions == []
+    assert leftover == query
+
+
+@pytest.mark.parametrize(
+    ("query", "entity_id"),
+    [("contrats avec Orange", 4), ("contracts with exclusive", 2), ("audit de Sécurité", 1)],
+)
+def test_a_part_of_a_name_is_read_after_with_or_with_its_capital(query: str, entity_id: int):
+    conditions, _ = _read(query, TRAPS)
+    assert [value for _, value, _ in conditions] == [entity_id]
+
+
+def test_long_names_and_many_aliases_are_indexed_within_bounds():
+    """What reading a query costs grows with the names indexed: a hostile upload's long names
+    and piled-up aliases are cut to MAX_NAME_WORDS words and MAX_NAMES names."""
+    words = [f"mot{i}" for i in range(60)]
+    name = " ".join(words[:40])
+    party = PartyName(1, name, tuple(" ".join(words[a : a + 40]) for a in range(1, 20)))
+    index = party_index([party], present=set(words))
+    assert len(index.names[1]) == MAX_NAMES
+    assert all(len(core) <= MAX_NAME_WORDS for core in index.names[1])
+    # The name as typed, cut where the index cuts it, is still read whole.
+    conditions, _ = _read(" ".join(words[:MAX_NAME_WORDS]), QueryVocabulary(
+        laws=frozenset(), contract_types=frozenset(), parties=(party,)
+    ))  # fmt: skip
+    assert [value for _, value, _ in conditions] == [1]
+
+
 def test_near_names_stay_apart():
     conditions, _ = _read("Brénalys")
     assert [value for _, value, _ in conditions] == [2]
@@ -269,3 +326,10 @@ def test_reading_the_longest_query_stays_fast_whatever_the_parties(unit: str):
     read_conditions(query, MANY_PARTIES)
     # Measured about 0.1 s on a loaded 2-core machine; a quadratic reading took 13 s.
     assert perf_counter() - started < 3.0
+
+
+@pytest.mark.parametrize(
+    "name", ["Groupe Brénalis SAS", "Cœur de Ville S.A.R.L.", "ﬁnance l'Œil — Société", "İstanbul"]
+)
+def test_names_are_folded_as_queries_are(name: str):
+    assert folded_words(name) == [word.folded for word in Words.of(name).words]
