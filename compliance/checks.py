@@ -2,8 +2,9 @@
 
 An article is "of" a clause type when the classifier tagged it so at ingestion (the chunk's
 ``clause_type_keys``); in a workspace not tagged yet, a heading that names the type (the
-taxonomy's cues) counts instead. Nothing is re-encoded: position rules compare the stored
-chunk embeddings with the rule's wordings, encoded once per process.
+taxonomy's cues) counts instead. Position rules compare the rule's wordings (encoded once per
+process) with the stored chunk embedding and with the clause's own text and first windows
+(encoded in one batch per rule and contract: at most 1 + POSITION_WINDOWS texts per article).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ class Article:
     text: str
     types: frozenset[str]
     embedding: Any = None  # numpy vector, or None when not embedded
+    confidences: dict[str, float] = field(default_factory=dict)  # the classifier's, per type
 
 
 @dataclass
@@ -248,6 +250,10 @@ def _threshold(rule: RuleView, scope: list[Article]) -> list[Finding]:
     return findings
 
 
+# Windows of a long article read by a position rule (the rest is in its stored embedding).
+POSITION_WINDOWS = 8
+
+
 def _clause_similarities(vectors: Any, scope: list[Article], encode: Encode) -> list[Any | None]:
     """Each article's best cosine to each wording: its stored embedding carries the contract's
     title and parties, so the clause's own text is read too, and a long one in windows (the
@@ -256,25 +262,29 @@ def _clause_similarities(vectors: Any, scope: list[Article], encode: Encode) -> 
         (index, text)
         for index, article in enumerate(scope)
         if article.embedding is not None
-        for text in [article.text, *windows(article.text)]
+        for text in [article.text, *windows(article.text)[:POSITION_WINDOWS]]
     ]
+    if not pieces:
+        return [None] * len(scope)
     encoded = np.asarray(encode([text for _, text in pieces]), dtype=np.float32)
-    best: list[Any | None] = [
+    best: list[Any] = [
         None if a.embedding is None else vectors @ np.asarray(a.embedding, dtype=np.float32)
         for a in scope
     ]
     for (index, _), vector in zip(pieces, encoded, strict=True):
-        best[index] = np.maximum(best[index], vectors @ vector)
+        best[index] = np.maximum(vectors @ vector, best[index])
     return best
 
 
-def _position(rule: RuleView, scope: list[Article], encode: Encode) -> list[Finding]:
+def _position(
+    rule: RuleView, scope: list[Article], encode: Encode, encode_clauses: Encode
+) -> list[Finding]:
     wordings = [rule.params["preferred"], *rule.params.get("fallbacks", [])]
     unacceptable = list(rule.params.get("unacceptable", []))
     vectors = np.asarray(encode(wordings + unacceptable), dtype=np.float32)
     findings = []
     for article, similarity in zip(
-        scope, _clause_similarities(vectors, scope, encode), strict=True
+        scope, _clause_similarities(vectors, scope, encode_clauses), strict=True
     ):
         if similarity is None:
             continue
@@ -298,11 +308,24 @@ def _position(rule: RuleView, scope: list[Article], encode: Encode) -> list[Find
     return findings
 
 
+def _clearest(rule: RuleView, scope: list[Article]) -> list[Article]:
+    """The article that shows the clause best: a numbered article before the preamble (whose
+    title may name the type), then the classifier's most confident, then the first."""
+    if not scope:
+        return []
+    return [
+        max(
+            scope,
+            key=lambda a: (bool(a.article_ref), a.confidences.get(rule.clause_type, 0.0)),
+        )
+    ]
+
+
 def _check_rule(
     rule: RuleView,
     scope: list[Article],
     outcome: Outcome,
-    encode: Encode,
+    encoders: tuple[Encode, Encode],
     ask: Callable[[RuleView, Article], Finding | None] | None,
     clock: PatternClock,
 ) -> None:
@@ -311,7 +334,7 @@ def _check_rule(
         outcome.findings.append(Finding(rule, None, reason))
     elif rule.kind == RuleKind.PROHIBITED:
         reason = gettext("The contract has a %(type)s clause.") % {"type": _type_words(rule)}
-        outcome.findings += [Finding(rule, a, reason) for a in scope[:1]]
+        outcome.findings += [Finding(rule, a, reason) for a in _clearest(rule, scope)]
     elif rule.kind in {RuleKind.KEYWORD, RuleKind.REGEX}:
         try:
             outcome.findings += _text_rule(rule, scope, clock)
@@ -320,7 +343,7 @@ def _check_rule(
     elif rule.kind == RuleKind.THRESHOLD:
         outcome.findings += _threshold(rule, scope)
     elif rule.kind == RuleKind.POSITION:
-        outcome.findings += _position(rule, scope, encode)
+        outcome.findings += _position(rule, scope, *encoders)
     elif rule.kind == RuleKind.LLM:
         if ask is None:
             outcome.skipped.append(rule.key)
@@ -334,12 +357,15 @@ def check_contract(
     *,
     encode: Encode,
     ask: Callable[[RuleView, Article], Finding | None] | None,
+    encode_clauses: Encode | None = None,
     custom: dict[str, CustomType] | None = None,
     timings: Timings | None = None,
     read_in_text: frozenset[str] = frozenset(),
 ) -> Outcome:
     """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
-    rule is skipped with the reason); ``timings``, when given, adds up where time goes.
+    rule is skipped with the reason); ``encode`` encodes rule wordings (cached),
+    ``encode_clauses`` articles' texts in one batch (default: ``encode``); ``timings``, when
+    given, adds up where time goes.
     ``read_in_text``: clause types whose clause extraction read in the text (a governing law
     quoted in the viewer), which a required rule counts as present.
     Regex rules and cues share one time budget on the contract: a rule past it, or of a type
@@ -356,7 +382,8 @@ def check_contract(
         else:
             if rule.kind == RuleKind.REQUIRED and rule.clause_type in read_in_text:
                 continue  # present: extraction quoted it, whatever the articles' tags
-            _check_rule(rule, scope, outcome, encode, ask, clock)
+            encoders = (encode, encode_clauses or encode)
+            _check_rule(rule, scope, outcome, encoders, ask, clock)
         if timings is not None:
             timings.classify += classified - began
             timings.rules += time.perf_counter() - classified

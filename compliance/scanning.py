@@ -78,6 +78,13 @@ def encode(texts: list[str]) -> Any:
     return np.asarray([_encoded(model, text) for text in texts], dtype=np.float32)
 
 
+def encode_clauses(texts: list[str]) -> Any:
+    """Articles' texts as vectors, in one batch and not kept (a position rule reads them)."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.asarray(get_encoder().encode(texts), dtype=np.float32)
+
+
 class LlmAsker:
     """llm rules through the firm's Ollama; after its first failure, the rest are skipped."""
 
@@ -121,7 +128,14 @@ def _articles(document: Document) -> list[Article]:
         Chunk.objects.filter(document=document)
         .order_by("ordinal")
         .values_list(
-            "pk", "heading", "article_ref", "page_start", "text", "clause_type_keys", "embedding"
+            "pk",
+            "heading",
+            "article_ref",
+            "page_start",
+            "text",
+            "clause_type_keys",
+            "embedding",
+            "clause_types",
         )
     )
     return [
@@ -133,8 +147,9 @@ def _articles(document: Document) -> list[Article]:
             text,
             frozenset(keys or ()),
             None if vector is None else np.asarray(vector, dtype=np.float32),
+            {key: float(value) for key, value in (confidences or {}).items()},
         )
-        for pk, heading, article_ref, page, text, keys, vector in rows
+        for pk, heading, article_ref, page, text, keys, vector, confidences in rows
     ]
 
 
@@ -279,6 +294,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
                 checked_rules,
                 articles,
                 encode=encode,
+                encode_clauses=encode_clauses,
                 ask=asker,
                 timings=timings,
                 custom=custom,
