@@ -14,7 +14,13 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from core.embeddings import embedding_model_name
-from documents.clause_types import Classifier, classifier_for, family_prior
+from documents.clause_types import (
+    Classifier,
+    _shipped,
+    classifier_for,
+    family_prior,
+    shipped_classifier,
+)
 from documents.models import Chunk, ClauseClassifier
 from tests.helpers.contracts import ingest_entries
 from tests.helpers.rooms import Room
@@ -117,8 +123,12 @@ def test_one_firms_labels_never_become_every_firms_default(room: Room, tmp_path)
     model = embedding_model_name()
     mine = classifier_for(embedding_model=model, workspace_id=room.workspace.pk)
     assert mine is not None and mine.version == report["version"]
-    assert classifier_for(embedding_model=model, workspace_id=room.foreign_workspace.pk) is None
-    assert classifier_for(embedding_model=model, workspace_id=None) is None
+    # Elsewhere: the classifier shipped for the encoder, never the firm's.
+    shipped = shipped_classifier(model)
+    assert shipped is not None and shipped.version != report["version"]
+    for workspace_id in (room.foreign_workspace.pk, None):
+        other = classifier_for(embedding_model=model, workspace_id=workspace_id)
+        assert other is not None and other.version == shipped.version
 
 
 def _ingest(room: Room, text: str) -> None:
@@ -136,9 +146,27 @@ CONTRACT = (
 )
 
 
-def test_a_fresh_install_ingests_without_clause_types(room: Room):
+def test_a_fresh_install_tags_with_the_classifier_shipped_for_its_encoder(room: Room):
     assert not ClauseClassifier.objects.exists()
     _ingest(room, CONTRACT)
+    with tenant_scope(workspace_ids=[room.workspace.pk]):
+        tagged = dict(
+            Chunk.objects.filter(workspace=room.workspace).values_list(
+                "heading", "clause_type_keys"
+            )
+        )
+    law = next(keys for heading, keys in tagged.items() if "GOVERNING" in heading)
+    indemnity = next(keys for heading, keys in tagged.items() if "INDEMNIF" in heading)
+    assert "governing_law" in law and "indemnification" in indemnity
+
+
+def test_an_encoder_none_ships_for_ingests_without_clause_types(room: Room, monkeypatch):
+    monkeypatch.setattr(_shipped, "SHIPPED_DIR", _shipped.SHIPPED_DIR / "none-here")
+    _shipped.shipped_classifier.cache_clear()
+    try:
+        _ingest(room, CONTRACT)
+    finally:
+        _shipped.shipped_classifier.cache_clear()
     with tenant_scope(workspace_ids=[room.workspace.pk]):
         chunks = list(Chunk.objects.filter(workspace=room.workspace))
     assert chunks and all(c.embedding is not None for c in chunks)
