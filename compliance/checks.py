@@ -361,13 +361,16 @@ def check_contract(
     custom: dict[str, CustomType] | None = None,
     timings: Timings | None = None,
     read_in_text: frozenset[str] = frozenset(),
+    amendment: bool = False,
 ) -> Outcome:
     """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
     rule is skipped with the reason); ``encode`` encodes rule wordings (cached),
     ``encode_clauses`` articles' texts in one batch (default: ``encode``); ``timings``, when
     given, adds up where time goes.
     ``read_in_text``: clause types whose clause extraction read in the text (a governing law
-    quoted in the viewer), which a required rule counts as present.
+    quoted in the viewer), which a required rule counts as present. An ``amendment`` is
+    checked on what it writes: a clause it does not restate stays in the contract it amends,
+    so no required rule is checked on it.
     Regex rules and cues share one time budget on the contract: a rule past it, or of a type
     whose cue is past it, is in ``too_slow``, not checked."""
     outcome = Outcome()
@@ -380,8 +383,8 @@ def check_contract(
         if scope is None:
             outcome.too_slow.append(rule.key)
         else:
-            if rule.kind == RuleKind.REQUIRED and rule.clause_type in read_in_text:
-                continue  # present: extraction quoted it, whatever the articles' tags
+            if rule.kind == RuleKind.REQUIRED and (amendment or rule.clause_type in read_in_text):
+                continue  # present: extraction quoted it, or the amended contract holds it
             encoders = (encode, encode_clauses or encode)
             _check_rule(rule, scope, outcome, encoders, ask, clock)
         if timings is not None:

@@ -299,6 +299,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
                 timings=timings,
                 custom=custom,
                 read_in_text=read_in_text(document),
+                amendment=document.is_amendment,
             )
             too_slow.update(outcome.too_slow)  # not tried again on the next contracts
             stored = time.perf_counter()

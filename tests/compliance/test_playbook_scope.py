@@ -13,7 +13,7 @@ from agents.tools import call_tool
 from compliance.models import Flag, Scan
 from compliance.playbooks import PlaybookInvalid, default_playbooks, in_scope, parse_playbook
 from documents.models import Document
-from tests.helpers.contracts import ingest_command
+from tests.helpers.contracts import AMENDMENT, CONTRACT, ingest_command
 from tests.helpers.rooms import Room
 from workspaces.tenancy import workspace_scope
 
@@ -172,3 +172,25 @@ def test_the_cap_in_the_firms_wording_meets_the_position_rule(
         rules = set(Flag.objects.values_list("rule__key", flat=True))
     assert "liability-cap-present" not in rules
     assert ("liability-cap-position" in rules) is flagged
+
+
+@pytest.mark.django_db
+def test_an_amendment_is_not_flagged_for_the_clauses_its_contract_holds(
+    room: Room, tmp_path: Path, settings
+):
+    """The amendment restates no governing law: the contract it amends holds it."""
+    settings.OLLAMA_URL = "http://127.0.0.1:9"
+    _ingest(tmp_path, ("contrat.txt", CONTRACT), ("avenant.txt", AMENDMENT))
+    french = next(p for p in default_playbooks() if p.name.startswith("fr-"))
+    call_command(
+        "load_playbooks", str(french), "--firm", room.firm.name, "--assign", "deal-alpha",
+        stdout=StringIO(),
+    )  # fmt: skip
+    call_tool(
+        name="scan_contract", user=room.owner, via="cli", arguments={"workspace": "deal-alpha"}
+    )
+    with workspace_scope(room.workspace):
+        assert Document.objects.get(filename="avenant.txt").is_amendment
+        flagged = set(Flag.objects.values_list("document__filename", "rule__key"))
+    assert ("avenant.txt", "droit-applicable-present") not in flagged
+    assert ("contrat.txt", "droit-applicable-present") not in flagged  # it states its law
