@@ -175,7 +175,12 @@ def range_of(groups: dict[str, Any]) -> dict[str, date] | None:
         span = parse_span(groups[when])
         if span is None:
             return None
-        found.update(bounds(_KIND[groups[prep]], span))
+        for key, value in bounds(_KIND[groups[prep]], span).items():
+            # Two bounds on the same side ("in 2015 and in 2016") widen the range, never
+            # narrow it: a contract of either is kept (the earliest start, the latest end).
+            earlier = found.get(key)
+            widest = min if key == "after" else max
+            found[key] = value if earlier is None else widest(earlier, value)
     return found or None
 
 

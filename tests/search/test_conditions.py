@@ -333,3 +333,12 @@ def test_reading_the_longest_query_stays_fast_whatever_the_parties(unit: str):
 )
 def test_names_are_folded_as_queries_are(name: str):
     assert folded_words(name) == [word.folded for word in Words.of(name).words]
+
+
+@pytest.mark.parametrize("query", ["signed in 2015 and in 2016", "signés en 2015 et en 2016"])
+def test_two_dates_on_one_side_widen_the_range_and_hide_neither(query: str):
+    conditions, leftover = _read(query)
+    assert conditions == [
+        ("signature_date", {"after": date(2015, 1, 1), "before": date(2016, 12, 31)}, query)
+    ]
+    assert leftover == ""
