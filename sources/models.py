@@ -182,6 +182,11 @@ class EmbeddingStatus(models.TextChoices):
     FAILED = "failed", _("Failed")
 
 
+# A queued or running row that has not moved for this long has no worker behind it (killed,
+# or django-q gave up on its task): queuing it again resumes it.
+EMBEDDING_STALE_SECONDS = 300
+
+
 class CodeEmbedding(models.Model):
     """How far the worker is in embedding one code's article versions for the meaning search:
     what the codes page and ``embed_legal_codes --wait`` show. ``done`` and ``total`` are

@@ -15,7 +15,13 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from sources.models import ArticleVersion, CodeEmbedding, EmbeddingStatus, LegalCode
+from sources.models import (
+    EMBEDDING_STALE_SECONDS,
+    ArticleVersion,
+    CodeEmbedding,
+    EmbeddingStatus,
+    LegalCode,
+)
 from sources.numbers import normalise_article_number, number_sort_key
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -224,10 +230,21 @@ def codes_embedding_progress() -> EmbeddingProgress | None:
     if not rows:
         return None
     working = {EmbeddingStatus.QUEUED, EmbeddingStatus.RUNNING}
+    stalled_before = timezone.now() - dt.timedelta(seconds=EMBEDDING_STALE_SECONDS)
+
+    def moving(row: CodeEmbedding) -> bool:
+        last = row.updated_at or row.started_at or row.queued_at
+        return row.status in working and last is not None and last >= stalled_before
+
     return EmbeddingProgress(
         done=sum(row.done for row in rows),
         total=sum(row.total for row in rows),
-        working=any(row.status in working for row in rows),
-        not_queued=[row.code.title for row in rows if row.status == EmbeddingStatus.PENDING],
+        working=any(moving(row) for row in rows),
+        # Nothing embeds a code not queued, nor one whose worker stopped without a word.
+        not_queued=[
+            row.code.title
+            for row in rows
+            if row.status == EmbeddingStatus.PENDING or (row.status in working and not moving(row))
+        ],
         failed=[row.code.title for row in rows if row.status == EmbeddingStatus.FAILED],
     )

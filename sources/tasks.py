@@ -12,14 +12,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from sources.embedding import code_embedding_mark_queued, code_embedding_round
-from sources.models import CodeEmbedding, EmbeddingStatus, LegalCode
+from sources.models import EMBEDDING_STALE_SECONDS, CodeEmbedding, EmbeddingStatus, LegalCode
 from workspaces.tasks import enqueue
 
 LIBRARY = 0
 ROUND_SECONDS = 60.0
 # A queued or running row that has not moved for this long is queued again (its worker died,
 # or its task was lost): a round writes the row after every batch of a few seconds.
-STALE_SECONDS = 300
+STALE_SECONDS = EMBEDDING_STALE_SECONDS
 
 
 def embed_code(*, workspace_id: int, code_id: int) -> int:

@@ -177,3 +177,18 @@ def test_the_codes_page_shows_the_meaning_search_progress_and_polls(room: Room, 
     code_embedding_round(code=code)
     done = client.get("/codes/", {"part": "embedding"}, HTTP_HX_REQUEST="true").content.decode()
     assert "hx-get" not in done and "Recherche par le sens" not in done  # the poll stops
+
+
+def test_a_row_no_worker_moves_stops_the_page_polling_and_says_what_to_run(room: Room, code):
+    code_embedding_round(code=code, seconds=0)
+    long_ago = timezone.now() - dt.timedelta(seconds=STALE_SECONDS + 60)
+    CodeEmbedding.objects.filter(code=code).update(
+        status=EmbeddingStatus.RUNNING, updated_at=long_ago, started_at=long_ago
+    )
+    part = login(room.viewer).get("/codes/", {"part": "embedding"}, HTTP_HX_REQUEST="true")
+    html = part.content.decode()
+    assert "hx-get" not in html  # nothing will move: the page stops asking
+    assert "embed_legal_codes --queue" in html and code.title in html
+    CodeEmbedding.objects.filter(code=code).update(updated_at=timezone.now())
+    html = login(room.viewer).get("/codes/", {"part": "embedding"}, HTTP_HX_REQUEST="true")
+    assert 'hx-get="/codes/?part=embedding"' in html.content.decode()  # moving again: polled
