@@ -291,8 +291,8 @@ class DataRoomDescription(_Result):
     duplicate_groups: int
     clause_types: list[ClauseTypeCount] = Field(
         description="Articles and contracts per clause type (filters.clause_types takes the "
-        "keys). Empty when no clause-type classifier exists for the embedding model yet "
-        "(manage.py train_clause_types builds it)."
+        "keys). Empty when no classifier ships for the embedding model and none was trained "
+        "(manage.py train_clause_types trains one)."
     )
     articles_untagged: int = Field(description="Articles not tagged with clause types yet.")
 
