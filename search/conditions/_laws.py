@@ -51,7 +51,7 @@ def read_laws(words: Words, laws: Collection[str]) -> list[tuple[str, list[int]]
         label, indexes = read
         other = _alternative(words, indexes, laws, label)
         first = min(indexes + (other[1] if other else []))
-        introducers = _introducers(words, first)
+        introducers = words.introduced(first, _INTRODUCERS, _INTRODUCER_REACH)
         if words.negated(min([first, *introducers])):
             continue
         found.append((label, sorted({*indexes, *introducers})))
@@ -117,13 +117,3 @@ def _alternative(
             if other and other != label and window:
                 return other, [*window, before]
     return None
-
-
-def _introducers(words: Words, first: int) -> list[int]:
-    """The free words just before ``first`` that introduce a law ("governed by the")."""
-    taken: list[int] = []
-    for before in range(first - 1, max(-1, first - 1 - _INTRODUCER_REACH), -1):
-        if before in words.used or words.words[before].folded not in _INTRODUCERS:
-            break
-        taken.append(before)
-    return taken

@@ -126,7 +126,7 @@ def read_parties(words: Words, index: PartyIndex, *, partial: bool) -> list[tupl
             position += 1
             continue
         entity_id, covered = read
-        taken = _introducers(words, min(covered)) + covered
+        taken = words.introduced(min(covered), _INTRODUCERS, _INTRODUCER_REACH) + covered
         position = max(covered) + 1
         if words.negated(min(taken)) or entity_id in {e for e, _ in found}:
             continue
@@ -230,12 +230,3 @@ def _legal_form_after(words: Words, after: int) -> list[int]:
     if free and words.words[after].folded in LEGAL_FORMS - {"m", "me", "co"}:
         return [after]
     return []
-
-
-def _introducers(words: Words, first: int) -> list[int]:
-    taken: list[int] = []
-    for before in range(first - 1, max(-1, first - 1 - _INTRODUCER_REACH), -1):
-        if before in words.used or words.words[before].folded not in _INTRODUCERS:
-            break
-        taken.insert(0, before)
-    return taken

@@ -77,6 +77,16 @@ class Words:
             offset += length + 1
         return covered
 
+    def introduced(self, first: int, introducers: frozenset[str], reach: int) -> list[int]:
+        """The free words, at most ``reach`` of them, just before word ``first`` that are
+        ``introducers`` ("governed by the", "avec", "des"), in order."""
+        taken: list[int] = []
+        for before in range(first - 1, max(-1, first - 1 - reach), -1):
+            if before in self.used or self.words[before].folded not in introducers:
+                break
+            taken.insert(0, before)
+        return taken
+
     def negated(self, first: int) -> bool:
         """Whether a negation stands among the few words before word ``first``, in the same
         clause (no comma or full stop between)."""

@@ -119,7 +119,7 @@ def read_types(words: Words, present: Collection[str]) -> list[tuple[str, list[i
                 continue
             if not _is_contract(words, covered, phrase.folded):
                 continue
-            taken = _introducers(words, min(covered)) + covered
+            taken = words.introduced(min(covered), _INTRODUCERS, _INTRODUCER_REACH) + covered
             if words.negated(min(taken)):
                 continue
             words.used.update(taken)
@@ -137,12 +137,3 @@ def _is_contract(words: Words, covered: list[int], folded: str) -> bool:
     if following in _CLAUSE_WORDS:
         return False
     return not (folded in _GUARDED and following in _COMPLEMENTS)
-
-
-def _introducers(words: Words, first: int) -> list[int]:
-    taken: list[int] = []
-    for before in range(first - 1, max(-1, first - 1 - _INTRODUCER_REACH), -1):
-        if before in words.used or words.words[before].folded not in _INTRODUCERS:
-            break
-        taken.insert(0, before)
-    return taken
