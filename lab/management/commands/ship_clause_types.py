@@ -69,26 +69,24 @@ _LIBRARIES = ("scikit-learn", "numpy", "sentence-transformers", "torch")
 
 def _commit() -> str:
     """The checkout's commit (with '+changes' when files differ from it), or 'unknown'."""
-    root, git = Path(settings.BASE_DIR), shutil.which("git")
+    git = shutil.which("git")
     if git is None:
         return "unknown"
     try:
-        head = subprocess.run(  # noqa: S603 - fixed argv
-            [git, "rev-parse", "--short", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(  # noqa: S603 - fixed argv
-            [git, "status", "--porcelain", "--untracked-files=no"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
+        head = _git(git, "rev-parse", "--short", "HEAD")
+        dirty = _git(git, "status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return f"{head}+changes" if dirty else head
+
+
+def _git(git: str, *arguments: str) -> str:
+    done = subprocess.run(  # noqa: S603 - fixed argv
+        [git, *arguments],
+        cwd=Path(settings.BASE_DIR),
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    )
+    return done.stdout.strip()
