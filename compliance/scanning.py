@@ -80,8 +80,6 @@ def encode(texts: list[str]) -> Any:
 
 def encode_clauses(texts: list[str]) -> Any:
     """Articles' texts as vectors, in one batch and not kept (a position rule reads them)."""
-    if not texts:
-        return np.zeros((0, 0), dtype=np.float32)
     return np.asarray(get_encoder().encode(texts), dtype=np.float32)
 
 
