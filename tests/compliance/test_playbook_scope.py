@@ -38,10 +38,11 @@ def _ingest(folder: Path, *files: tuple[str, str]) -> None:
     ingest_command(*(folder / name for name, _ in files))
 
 
-def _scan_with_the_english_playbook(room: Room) -> None:
-    english = next(p for p in default_playbooks() if p.name.startswith("en-"))
+def _scan_with_the_default_playbook(room: Room, language: str) -> None:
+    """Load the default playbook of ``language`` ("en", "fr"), assign it, scan the room."""
+    playbook = next(p for p in default_playbooks() if p.name.startswith(f"{language}-"))
     call_command(
-        "load_playbooks", str(english), "--firm", room.firm.name, "--assign", "deal-alpha",
+        "load_playbooks", str(playbook), "--firm", room.firm.name, "--assign", "deal-alpha",
         stdout=StringIO(),
     )  # fmt: skip
     call_tool(
@@ -83,7 +84,7 @@ def test_a_contract_of_unknown_language_or_type_is_checked():
 def test_the_english_playbook_checks_english_contracts_only(room: Room, tmp_path: Path, settings):
     settings.OLLAMA_URL = "http://127.0.0.1:9"  # no LLM: its rules are skipped
     _ingest(tmp_path, ("services.txt", ENGLISH), ("prestation.txt", FRENCH))
-    _scan_with_the_english_playbook(room)
+    _scan_with_the_default_playbook(room, "en")
     with workspace_scope(room.workspace):
         flagged = set(Flag.objects.values_list("document__filename", flat=True))
         scan = Scan.objects.get()
@@ -111,7 +112,7 @@ def test_a_governing_law_read_in_the_text_meets_the_required_rule(
         )
         # As if the classifier had missed it: no article is tagged, the text says enough.
         document.chunks.update(clause_types={}, clause_type_keys=[], clause_families={})
-    _scan_with_the_english_playbook(room)
+    _scan_with_the_default_playbook(room, "en")
     with workspace_scope(room.workspace):
         rules = set(Flag.objects.values_list("rule__key", flat=True))
     assert "governing-law-present" not in rules and "liability-cap-present" in rules
@@ -167,7 +168,7 @@ def test_the_cap_in_the_firms_wording_meets_the_position_rule(
     settings.OLLAMA_URL = "http://127.0.0.1:9"
     text = f"{ENGLISH}\n3. LIMITATION OF LIABILITY\n{cap}\n"
     _ingest(tmp_path, ("services.txt", text))
-    _scan_with_the_english_playbook(room)
+    _scan_with_the_default_playbook(room, "en")
     with workspace_scope(room.workspace):
         rules = set(Flag.objects.values_list("rule__key", flat=True))
     assert "liability-cap-present" not in rules
@@ -181,14 +182,7 @@ def test_an_amendment_is_not_flagged_for_the_clauses_its_contract_holds(
     """The amendment restates no governing law: the contract it amends holds it."""
     settings.OLLAMA_URL = "http://127.0.0.1:9"
     _ingest(tmp_path, ("contrat.txt", CONTRACT), ("avenant.txt", AMENDMENT))
-    french = next(p for p in default_playbooks() if p.name.startswith("fr-"))
-    call_command(
-        "load_playbooks", str(french), "--firm", room.firm.name, "--assign", "deal-alpha",
-        stdout=StringIO(),
-    )  # fmt: skip
-    call_tool(
-        name="scan_contract", user=room.owner, via="cli", arguments={"workspace": "deal-alpha"}
-    )
+    _scan_with_the_default_playbook(room, "fr")
     with workspace_scope(room.workspace):
         assert Document.objects.get(filename="avenant.txt").is_amendment
         flagged = set(Flag.objects.values_list("document__filename", "rule__key"))

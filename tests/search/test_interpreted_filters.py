@@ -12,6 +12,7 @@ from django.urls import reverse
 from agents.tools import ToolError, call_tool
 from tests.helpers.contracts import ingest_lease_and_nda
 from tests.helpers.rooms import Room, login
+from tests.helpers.search import contract_ids, search
 
 pytestmark = pytest.mark.django_db
 
@@ -22,25 +23,13 @@ def loaded(room: Room) -> Room:
     return room
 
 
-def search(room: Room, **arguments):
-    return call_tool(
-        name="search_data_room",
-        arguments={"workspace": room.workspace.slug, **arguments},
-        user=room.viewer,
-    ).content
-
-
-def _ids(body) -> list[str]:
-    return [hit["contract_id"] for hit in body["results"]]
-
-
 def test_the_tool_applies_a_law_read_from_the_query_and_ranks_the_rest(loaded: Room):
     body = search(loaded, query="information secret governed by English law")
     assert [(f["field"], f["value"], f["words"]) for f in body["interpreted_filters"]] == [
         ("governing_law", "droit anglais", "governed by English law")
     ]
     assert body["query"] == "information secret"
-    assert _ids(body) == ["c02"]
+    assert contract_ids(body) == ["c02"]
     assert body["results"][0]["score"] is not None
 
 
@@ -52,7 +41,7 @@ def test_a_query_of_conditions_only_lists_every_matching_contract(loaded: Room):
     ]
     assert body["interpreted_filters"][1]["value"] == {"after": None, "before": "2022-12-31"}
     assert body["query"] is None
-    assert _ids(body) == ["c01"]
+    assert contract_ids(body) == ["c01"]
     assert body["results"][0]["score"] is None
 
 
@@ -61,7 +50,7 @@ def test_a_party_named_in_the_query_becomes_an_entity_filter(loaded: Room):
     (read,) = body["interpreted_filters"]
     assert read["field"] == "entity_ids"
     assert "Gamma" in read["label"]
-    assert _ids(body) == ["c02"]
+    assert contract_ids(body) == ["c02"]
 
 
 def test_an_explicit_filter_wins_over_the_words(loaded: Room):
@@ -74,14 +63,14 @@ def test_an_explicit_filter_wins_over_the_words(loaded: Room):
     assert body["query"] == "loyer governed by English law"
     # The words stay ranked: the lease holds one of the four the room knows (loyer), too
     # few for the relevance cut; it is counted, and listed when asked for.
-    assert _ids(body) == [] and body["weak_matches_left_out"] == 1
+    assert contract_ids(body) == [] and body["weak_matches_left_out"] == 1
     body = search(
         loaded,
         query="loyer governed by English law",
         filters={"governing_law": {"in": ["droit français"]}},
         include_weak=True,
     )
-    assert _ids(body) == ["c01"]
+    assert contract_ids(body) == ["c01"]
 
 
 def test_interpretation_can_be_turned_off_or_left_out_by_field(loaded: Room):
@@ -90,7 +79,7 @@ def test_interpretation_can_be_turned_off_or_left_out_by_field(loaded: Room):
         body = search(loaded, query=typed, **arguments)
         assert body["interpreted_filters"] == []
         assert body["query"] == typed
-        assert "c02" in _ids(body)
+        assert "c02" in contract_ids(body)
 
 
 def test_an_unknown_field_in_not_interpreted_is_refused_with_the_allowed_ones(loaded: Room):

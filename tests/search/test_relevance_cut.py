@@ -8,10 +8,11 @@ from urllib.parse import urlencode
 import pytest
 from django.urls import reverse
 
-from agents.tools import call_tool, tool_definitions
+from agents.tools import tool_definitions
 from search.ranking import ChunkHit, article_passes, content_words
 from tests.helpers.contracts import ingest_entries
 from tests.helpers.rooms import Room, login
+from tests.helpers.search import contract_ids, search
 from workspaces.tenancy import workspace_scope
 
 pytestmark = pytest.mark.django_db
@@ -47,21 +48,9 @@ def loaded(room: Room, settings) -> Room:
     return room
 
 
-def search(room: Room, **arguments):
-    return call_tool(
-        name="search_data_room",
-        arguments={"workspace": "deal-alpha", **arguments},
-        user=room.viewer,
-    ).content
-
-
-def _ids(body) -> list[str]:
-    return [hit["contract_id"] for hit in body["results"]]
-
-
 def test_a_clause_query_lists_only_contracts_with_an_answering_article(loaded: Room):
     body = search(loaded, query=QUERY)
-    assert _ids(body) == ["c01"]
+    assert contract_ids(body) == ["c01"]
     assert body["total_results"] == 1
     assert body["weak_matches_left_out"] == 2
     assert body["results"][0]["relevant_articles"][0]["heading"].startswith("ARTICLE 2")
@@ -69,8 +58,8 @@ def test_a_clause_query_lists_only_contracts_with_an_answering_article(loaded: R
 
 def test_include_weak_lists_the_weak_matches_too(loaded: Room):
     body = search(loaded, query=QUERY, include_weak=True)
-    assert sorted(_ids(body)) == ["c01", "c02", "c03"]
-    assert _ids(body)[0] == "c01"  # still ranked: the answering contract first
+    assert sorted(contract_ids(body)) == ["c01", "c02", "c03"]
+    assert contract_ids(body)[0] == "c01"  # still ranked: the answering contract first
     assert body["weak_matches_left_out"] == 0
 
 
@@ -86,14 +75,14 @@ def test_an_article_near_in_meaning_lists_its_contract(loaded: Room, settings):
     settings.LEXROOM_RELEVANCE_MIN_WORD_SHARE = 1.0
     settings.LEXROOM_RELEVANCE_MIN_SIMILARITY = -1.0  # any article the vector arm found
     body = search(loaded, query=QUERY)
-    assert sorted(_ids(body)) == ["c01", "c02", "c03"]
+    assert sorted(contract_ids(body)) == ["c01", "c02", "c03"]
     assert body["weak_matches_left_out"] == 0
 
 
 def test_an_article_named_by_its_number_lists_its_contract(loaded: Room, settings):
     settings.LEXROOM_RELEVANCE_MIN_WORD_SHARE = 1.01  # words alone pass nothing
     body = search(loaded, query="article 2", filters={"document_ids": ["c02"]})
-    assert _ids(body) == ["c02"]
+    assert contract_ids(body) == ["c02"]
     assert body["results"][0]["relevant_articles"][0]["heading"].startswith("ARTICLE 2")
 
 
@@ -108,7 +97,7 @@ def test_an_article_the_llm_judge_rates_relevant_lists_its_contract(settings):
 
 def test_filters_alone_cut_nothing(loaded: Room):
     body = search(loaded, filters={"document_ids": ["c01", "c02", "c03"]})
-    assert _ids(body) == ["c01", "c02", "c03"]
+    assert contract_ids(body) == ["c01", "c02", "c03"]
     assert body["weak_matches_left_out"] == 0
 
 
@@ -122,7 +111,7 @@ def test_words_no_contract_holds_do_not_thin_the_share(loaded: Room):
     # Eight content words, five of them in no contract: c01 holds all of the other three.
     question = "exclusivité territoriale en Bretagne : merci de vérifier rapidement ce dossier"
     body = search(loaded, query=question)
-    assert _ids(body) == ["c01"]
+    assert contract_ids(body) == ["c01"]
     assert body["weak_matches_left_out"] == 2
 
 

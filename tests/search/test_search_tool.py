@@ -9,6 +9,7 @@ from agents.tools import ToolError, call_tool
 from documents.models import Chunk
 from tests.helpers.contracts import ingest_lease_and_nda
 from tests.helpers.rooms import Room
+from tests.helpers.search import search
 from workspaces.tenancy import tenant_scope
 
 pytestmark = pytest.mark.django_db
@@ -18,14 +19,6 @@ pytestmark = pytest.mark.django_db
 def loaded(room: Room) -> Room:
     ingest_lease_and_nda(room.workspace)
     return room
-
-
-def search(room: Room, **arguments):
-    return call_tool(
-        name="search_data_room",
-        arguments={"workspace": "deal-alpha", **arguments},
-        user=room.viewer,
-    ).content
 
 
 def test_without_query_lists_every_contract_in_stable_order(loaded: Room):
