@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -360,7 +360,7 @@ def check_contract(
     encode_clauses: Encode | None = None,
     custom: dict[str, CustomType] | None = None,
     timings: Timings | None = None,
-    read_in_text: frozenset[str] = frozenset(),
+    read_in_text: Mapping[str, int | None] | None = None,
     amendment: bool = False,
 ) -> Outcome:
     """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
@@ -368,22 +368,25 @@ def check_contract(
     ``encode_clauses`` articles' texts in one batch (default: ``encode``); ``timings``, when
     given, adds up where time goes.
     ``read_in_text``: clause types whose clause extraction read in the text (a governing law
-    quoted in the viewer), which a required rule counts as present. An ``amendment`` is
+    quoted in the viewer), with the chunk quoting it (None: not known): a required rule
+    counts the type as present, and the quoting article is in every rule's scope of that
+    type (:mod:`compliance.facts`). An ``amendment`` is
     checked on what it writes: a clause it does not restate stays in the contract it amends,
     so no required rule is checked on it.
     Regex rules and cues share one time budget on the contract: a rule past it, or of a type
     whose cue is past it, is in ``too_slow``, not checked."""
     outcome = Outcome()
     clock = PatternClock()
+    facts = read_in_text or {}
     scopes: dict[str, list[Article] | None] = {}  # each type classified once
     for rule in rules:
         began = time.perf_counter()
-        scope = _scope(rule, articles, custom, clock, scopes)
+        scope = _scope(rule, articles, custom, clock, scopes, facts)
         classified = time.perf_counter()
         if scope is None:
             outcome.too_slow.append(rule.key)
         else:
-            if rule.kind == RuleKind.REQUIRED and (amendment or rule.clause_type in read_in_text):
+            if rule.kind == RuleKind.REQUIRED and (amendment or rule.clause_type in facts):
                 continue  # present: extraction quoted it, or the amended contract holds it
             encoders = (encode, encode_clauses or encode)
             _check_rule(rule, scope, outcome, encoders, ask, clock)
@@ -399,16 +402,22 @@ def _scope(
     custom: dict[str, CustomType] | None,
     clock: PatternClock,
     scopes: dict[str, list[Article] | None],
+    facts: Mapping[str, int | None],
 ) -> list[Article] | None:
     """The articles ``rule`` reads, classified once per type and contract (a cue is a firm's
-    pattern); None when the type's cue is past its time."""
+    pattern), with the article quoting the type's fact, in the contract's order; None when
+    the type's cue is past its time."""
     if not rule.clause_type:
         return articles
     if rule.clause_type not in scopes:
         try:
-            scopes[rule.clause_type] = of_type(articles, rule.clause_type, custom, clock)
+            found = of_type(articles, rule.clause_type, custom, clock)
         except PatternTooSlow:
             scopes[rule.clause_type] = None
+        else:
+            quoting = facts.get(rule.clause_type)
+            chosen = {a.chunk_id for a in found} | {quoting}
+            scopes[rule.clause_type] = [a for a in articles if a.chunk_id in chosen]
     return scopes[rule.clause_type]
 
 

@@ -27,6 +27,7 @@ from compliance.checks import (
     custom_types,
     excerpt,
 )
+from compliance.facts import facts_in_text
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
 from compliance.playbooks import in_scope
 from compliance.quantities import fold
@@ -149,19 +150,6 @@ def _articles(document: Document) -> list[Article]:
         )
         for pk, heading, article_ref, page, text, keys, vector, confidences in rows
     ]
-
-
-def read_in_text(document: Document) -> frozenset[str]:
-    """The clause types whose clause ingestion read in the contract's own text (not the data
-    room's metadata): a required rule on them is met even when no article is tagged."""
-    found = set()
-    if document.governing_law and document.governing_law_source == "text":
-        found.add("governing_law")
-    if document.end_date_source == "text" and document.effective_end_date is not None:
-        found.add("expiration_date")
-    if (document.renewal or {}).get("automatic"):
-        found.add("renewal_term")
-    return frozenset(found)
 
 
 def _views(rules: list[Rule]) -> list[RuleView]:
@@ -296,7 +284,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
                 ask=asker,
                 timings=timings,
                 custom=custom,
-                read_in_text=read_in_text(document),
+                read_in_text=facts_in_text(document),
                 amendment=document.is_amendment,
             )
             too_slow.update(outcome.too_slow)  # not tried again on the next contracts

@@ -119,6 +119,31 @@ def test_a_governing_law_read_in_the_text_meets_the_required_rule(
 
 
 @pytest.mark.django_db
+def test_the_article_quoting_the_law_is_read_by_the_law_rules_even_untagged(
+    room: Room, tmp_path: Path, settings
+):
+    from compliance.facts import facts_in_text
+
+    settings.OLLAMA_URL = "http://127.0.0.1:9"
+    law = "ARTICLE 3 — DIVERS\nLe présent contrat est soumis au droit suisse."
+    _ingest(tmp_path, ("prestation.txt", f"{FRENCH}\n{law}\n"))
+    with workspace_scope(room.workspace):
+        document = Document.objects.get()
+        quoting = document.chunks.get(text__contains="droit suisse")
+        # As if the classifier had missed it: no article is tagged.
+        document.chunks.update(clause_types={}, clause_type_keys=[], clause_families={})
+        facts = facts_in_text(document)
+    assert facts["governing_law"] == quoting.pk
+    assert "parties" in facts and "document_name" in facts
+    _scan_with_the_default_playbook(room, "fr")
+    with workspace_scope(room.workspace):
+        flags = dict(Flag.objects.values_list("rule__key", "chunk_id"))
+    # Required: met by the quote. The keyword rule reads the quoting article: Swiss law.
+    assert "droit-applicable-present" not in flags
+    assert flags["droit-francais"] == quoting.pk
+
+
+@pytest.mark.django_db
 def test_the_owner_chooses_the_playbooks_on_the_flags_page(room: Room):
     from compliance.models import WorkspacePlaybook
     from tests.helpers.rooms import login
