@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ._common import Finding, collapse_whitespace, excerpt, fold_accents
 
@@ -132,24 +133,51 @@ _TRIGGER = re.compile(
     r"|\b(?:loi|droit)\s+applicable\b"
     r"|\bgovern(?:ed|s|ing)?\b|\bconstrued?\b|\bconstruction\b|\binterpret(?:ed|ation)\b"
     r"|\bcontrolled\s+by\b|\bin\s+accordance\s+with\s+the\s+laws?\b|\bchoice\s+of\s+law\b"
-    r"|\bsubject\s+to\s+the\s+(?:internal\s+|substantive\s+)?laws?\b",
+    r"|\bsubject\s+to\s+the\s+(?:internal\s+|substantive\s+)?laws?\b"
+    r"|\b(?:shall|will|to)\s+apply\b|\bapplies\b",
     re.IGNORECASE,
 )
 # The first word of every _TRIGGER alternative, found by a cheap scan of the lower-cased text:
 # matching the full trigger everywhere costs ten times more on a 50-page contract.
 _TRIGGER_START = re.compile(
     r"\b(?:soumis|r[ée]gi|rel[eè]v|gouvern|interpr|applicable|loi|droit|govern|constru"
-    r"|controlled|in\s+accordance|choice|subject\s+to)"
+    r"|controlled|in\s+accordance|choice|subject\s+to|shall\s+apply|will\s+apply|to\s+apply"
+    r"|applies)"
 )
 # The jurisdiction has to sit near a word for "law": a bare "Delaware corporation" is not it.
 _LAW_WORD = re.compile(r"\b(?:laws?|droit|loi|lois|l[ée]gislation|legislation)\b", re.IGNORECASE)
 _WINDOW_CHARS = 260
 _LAW_REACH_CHARS = 140
+# Whole words: "performed in accordance with the laws of" is not "formed under the laws of".
 _NOT_GOVERNING = re.compile(
-    r"organi[sz]ed|incorporated|existing|formed|chartered|constitu[ée]e|immatricul[ée]e"
-    r"|securities|tax",
+    r"\b(?:organi[sz]ed|incorporated|existing|standing|formed|chartered|constitu[ée]e"
+    r"|immatricul[ée]e|securities|tax(?:es|ation)?)\b",
     re.IGNORECASE,
 )
+# "without regard to conflicts of law principles of any other state", "choice of law rules":
+# this "law" names a body of rules to set aside, not the law chosen.
+_CONFLICT_OF_LAWS = re.compile(r"\b(?:conflicts?|choice)\s+of\s+$", re.IGNORECASE)
+# "made in the State of California and governed by the laws thereof": the law is the
+# jurisdiction named just before, in the same sentence.
+_BACK_REFERENCE = re.compile(
+    r"\s+(?:thereof|of\s+(?:such|said|that|the\s+same)\s+(?:state|commonwealth|jurisdiction"
+    r"|country|province))\b",
+    re.IGNORECASE,
+)
+_BACK_REFERENCE_REACH_CHARS = 300
+# The sentence speaks of the contract itself ("This Agreement shall be governed ..."), not of a
+# counsel's opinion, an export regime or the rules "governing the conversion" of a bank: a
+# lawyer reads the clause about the agreement first, wherever the others sit.
+_ABOUT_THE_CONTRACT = re.compile(
+    r"\bthis\s+(?:[\w-]+\s+){0,3}?(?:agreement|contract|guarant(?:y|ee)|amendment|addendum"
+    r"|lease|licen[cs]e|note|instrument|deed)s?\b|\bthe\s+agreement\b|\bhere(?:of|under|in|to)\b"
+    r"|\b(?:le|ce|du|au)\s+(?:pr[ée]sent\s+)?(?:contrat|avenant|bail|accord)\b"
+    r"|\b(?:la|cette)\s+(?:pr[ée]sente\s+)?convention\b|\bles\s+pr[ée]sentes\b",
+    re.IGNORECASE,
+)
+# The sentence's end: a full stop after a lower-case word or a bracket ("U.S. law" goes on),
+# or after a capitalised heading word ("GOVERNING LAW. This Agreement ...").
+_SENTENCE_END = re.compile(r"(?:(?<=[a-z)\]])|(?<=[A-Z]{2}))\.(?:\s|$)|;")
 
 
 def _triggers(text: str) -> Iterator[re.Match[str]]:
@@ -164,41 +192,102 @@ def _triggers(text: str) -> Iterator[re.Match[str]]:
             yield trigger
 
 
+@dataclass(frozen=True)
+class _Candidate:
+    label: str
+    start: int
+    end: int
+    about_the_contract: bool
+
+
+def _last_jurisdiction(text: str) -> str | None:
+    """The jurisdiction named last in ``text`` (the one a "thereof" points back to)."""
+    folded = fold_accents(text).lower().replace("\u2019", "'")
+    if not _ANY_JURISDICTION.search(folded):
+        return None
+    found = [
+        (match.start(), label) for pattern, label in _COMPILED for match in pattern.finditer(folded)
+    ]
+    return max(found)[1] if found else None
+
+
+def _label_at(
+    text: str, law_word: re.Match[str], sentence_start: int, limit: int
+) -> tuple[str, int] | None:
+    """The jurisdiction this word for "law" names and where its words end, or None (an
+    incorporation, a conflict-of-laws rule, no jurisdiction nearby)."""
+    # The 40 characters before, cut at their own sentence's start, not where the look-back
+    # began: "organized under the laws of Delaware, ... agree that these terms govern".
+    before = re.split(r"[.;:]\s", text[max(0, law_word.start() - 40) : law_word.start()])[-1]
+    if _NOT_GOVERNING.search(before) or _CONFLICT_OF_LAWS.search(before):
+        return None
+    back = _BACK_REFERENCE.match(text, law_word.end())
+    if back:
+        earlier = text[max(0, law_word.start() - _BACK_REFERENCE_REACH_CHARS) : law_word.start()]
+        label = _last_jurisdiction(re.split(r"[.;]\s", earlier)[-1])
+        return (label, back.end()) if label else None
+    # The clause ends with its sentence: a venue or notice clause nearby is not read.
+    after = text[law_word.start() : min(law_word.end() + _LAW_REACH_CHARS, limit + 100)]
+    after = _SENTENCE_END.split(after, maxsplit=1)[0]
+    # "The laws of California shall govern": the words before the law, from the look-back on.
+    if sentence_start > law_word.start() - 40:
+        before = re.split(r"[.;:]\s", text[sentence_start : law_word.start()])[-1]
+    label = normalize_governing_law(before + after)
+    return (label, law_word.start() + len(after)) if label else None
+
+
+def _candidate(text: str, trigger: re.Match[str]) -> _Candidate | None:
+    """The first law named in the clause a trigger opens, with whether it speaks of the
+    contract."""
+    limit = trigger.end() + _WINDOW_CHARS
+    paragraph_end = text.find("\n\n", trigger.end() + 2, limit)
+    if paragraph_end != -1 and trigger.group(0).lower().endswith("applicable"):
+        # A "LOI APPLICABLE" heading governs only its own paragraph.
+        limit = min(limit, paragraph_end)
+    if trigger.group(0).lower().endswith(("apply", "applies")):
+        # "The laws of Germany shall apply": the law comes before the verb, never after it
+        # ("shall apply during the Term. (a) Acme is in good standing under the laws of ...").
+        limit = trigger.start()
+    # "The laws of California shall govern": the law may come just before the verb.
+    lookback = max(0, trigger.start() - 150)
+    full_stop = text.rfind(". ", lookback, trigger.start())
+    sentence_start = full_stop + 2 if full_stop != -1 else lookback
+    for law_word in _LAW_WORD.finditer(text, sentence_start, limit):
+        found = _label_at(text, law_word, sentence_start, limit)
+        if found:
+            label, end = found
+            about = _ABOUT_THE_CONTRACT.search(text, sentence_start, end) is not None
+            return _Candidate(label, trigger.start(), end, about)
+    return None
+
+
 def governing_law_from_text(text: str) -> Finding | None:
     """Find the governing-law clause of a contract and normalise it, or None.
 
     "Le présent contrat est soumis au droit français" -> "droit français"; a heading whose
-    clause is blank yields None.
+    clause is blank yields None. A clause that speaks of the contract ("This Agreement shall
+    be governed by ...") wins over an earlier law named about something else (a counsel's
+    opinion, export rules); failing one, the first law named near a trigger is read.
     """
+    chosen: _Candidate | None = None
     for trigger in _triggers(text):
-        limit = trigger.end() + _WINDOW_CHARS
-        paragraph_end = text.find("\n\n", trigger.end() + 2, limit)
-        if paragraph_end != -1 and trigger.group(0).lower().endswith("applicable"):
-            # A "LOI APPLICABLE" heading governs only its own paragraph.
-            limit = min(limit, paragraph_end)
-        # "The laws of California shall govern": the law may come just before the verb.
-        lookback = max(0, trigger.start() - 150)
-        sentence_start = max(text.rfind(". ", lookback, trigger.start()) + 2, lookback)
-        for law_word in _LAW_WORD.finditer(text, sentence_start, limit):
-            before = text[max(sentence_start, law_word.start() - 40) : law_word.start()]
-            if _NOT_GOVERNING.search(before):
-                continue
-            # Stay inside the sentence, so a venue or notice clause nearby is not read as law.
-            before = re.split(r"[.;:]\s", before)[-1]
-            after = text[law_word.start() : min(law_word.end() + _LAW_REACH_CHARS, limit + 100)]
-            after = re.split(r"(?<=[a-z)\]])\.(?:\s|$)|;", after, maxsplit=1)[0]
-            label = normalize_governing_law(before + after)
-            if label:
-                end = law_word.start() + len(after)
-                return Finding(
-                    label,
-                    excerpt(text, trigger.start(), end),
-                    "governing_law",
-                    start=trigger.start(),
-                    end=end,
-                    confidence=0.9,
-                )
-    return None
+        candidate = _candidate(text, trigger)
+        if candidate is None:
+            continue
+        if candidate.about_the_contract:
+            chosen = candidate
+            break
+        chosen = chosen or candidate
+    if chosen is None:
+        return None
+    return Finding(
+        chosen.label,
+        excerpt(text, chosen.start, chosen.end),
+        "governing_law",
+        start=chosen.start,
+        end=chosen.end,
+        confidence=0.9,
+    )
 
 
 def governing_law_in_english(label: str) -> str:
