@@ -16,6 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from documents.clause_types._fit import Example
+from documents.clause_types._french import FRENCH_EXAMPLES, FRENCH_OTHERS
 from documents.clause_types._taxonomy import BY_KEY, CLAUSE_TYPES, CUES
 
 # Unannotated paragraphs of each CUAD contract taken as negatives (no clause type).
@@ -68,12 +69,15 @@ class TrainingDataError(ValueError):
 
 
 def definition_examples() -> list[Example]:
-    """Each type's label and definition, written by us: prototypes for every type."""
-    return [
+    """Each type's labels, definition and French clauses, written by us: prototypes for every
+    type in both languages, and French clauses of no type."""
+    typed = [
         Example(text, frozenset({entry.key}), "taxonomy", always_train=True)
         for entry in CLAUSE_TYPES
-        for text in (entry.en, entry.definition)
+        for text in (entry.en, entry.fr, entry.definition, *FRENCH_EXAMPLES.get(entry.key, ()))
     ]
+    others = [Example(text, frozenset(), "taxonomy", always_train=True) for text in FRENCH_OTHERS]
+    return typed + others
 
 
 def cuad_excerpts(cell: str) -> list[str]:
