@@ -18,21 +18,15 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from compliance.checks import (
-    Article,
-    Finding,
-    RuleView,
-    Timings,
-    check_contract,
-    custom_types,
-    excerpt,
-)
+from compliance.articles import Article, Finding, RuleView
+from compliance.checks import Timings, check_contract, custom_types, excerpt
 from compliance.facts import facts_in_text
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
 from compliance.playbooks import in_scope
 from compliance.quantities import fold
 from core.embeddings import embedding_model_name, get_encoder
 from core.llm import LlmUnavailable, chat_json
+from documents.clause_types import classifier_for
 from documents.models import Chunk, Document, DocumentStatus
 from workspaces.tenancy import workspace_scope
 
@@ -152,6 +146,15 @@ def _articles(document: Document) -> list[Article]:
     ]
 
 
+def _presence(scan: Scan) -> dict[str, float] | None:
+    """The classifier's contract-level bar per clause type (None: no classifier)."""
+    with workspace_scope(scan.workspace):
+        classifier = classifier_for(
+            embedding_model=embedding_model_name(), workspace_id=scan.workspace_id
+        )
+    return None if classifier is None else classifier.presence_thresholds()
+
+
 def _views(rules: list[Rule]) -> list[RuleView]:
     return [RuleView(r.key, r.title, r.clause_type, r.kind, dict(r.params)) for r in rules]
 
@@ -269,6 +272,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
         )
     by_key, views, asker = {r.key: r for r in rules}, _views(rules), LlmAsker()
     custom = custom_types(list(scan.playbook.clause_types), encode)
+    presence = _presence(scan)
     raised, too_slow = 0, set()
     for done, document in enumerate(documents, start=1):
         with workspace_scope(scan.workspace):
@@ -286,6 +290,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
                 custom=custom,
                 read_in_text=facts_in_text(document),
                 amendment=document.is_amendment,
+                presence=presence,
             )
             too_slow.update(outcome.too_slow)  # not tried again on the next contracts
             stored = time.perf_counter()

@@ -34,6 +34,7 @@ from documents.clause_types._taxonomy import (
 from documents.clause_types._training import (
     HELD_OUT,
     clause_classifier_train,
+    training_contracts,
     training_examples,
 )
 from documents.clause_types._windows import WHOLE_UP_TO, article_probabilities, windows
@@ -66,6 +67,7 @@ __all__ = [
     "shipped_classifier",
     "shipped_report",
     "split_by_group",
+    "training_contracts",
     "training_examples",
     "windows",
 ]

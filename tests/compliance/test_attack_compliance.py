@@ -14,7 +14,8 @@ import pytest
 from openpyxl import load_workbook
 
 from compliance import scanning
-from compliance.checks import Article, RuleView, check_contract, custom_types
+from compliance.articles import Article, RuleView
+from compliance.checks import check_contract, custom_types
 from compliance.export import xlsx_response
 from compliance.playbooks import PlaybookInvalid, parse_playbook
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from agents.tools import call_tool
-from compliance.checks import Article, custom_types, learnt_threshold
+from compliance.articles import Article
+from compliance.checks import custom_types, learnt_threshold
 from compliance.playbooks import PlaybookInvalid, parse_playbook
 from compliance.services import playbook_assign, playbook_import
 from workspaces.tenancy import firm_scope, workspace_scope

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from compliance.checks import Article, CustomType, RuleView, check_contract, custom_types
+from compliance.articles import Article, RuleView
+from compliance.checks import CustomType, check_contract, custom_types
 from compliance.scanning import encode
 from core.embeddings import embedding_model_name, get_encoder
 from documents.clause_types import article_probabilities, classifier_for, cue_text
