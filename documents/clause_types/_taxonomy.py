@@ -134,7 +134,8 @@ CLAUSE_TYPES: tuple[ClauseType, ...] = (
        "Change of Control"),
     _t("anti_assignment", "assignment", "Incessibilité", "Anti-assignment",
        "A party may not assign or transfer the agreement without the consent of the "
-       "counterparty.", r"assignment|incessibilit|cession (?:du|de ce) contrat|transfert du contrat",
+       "counterparty.",
+       r"assignment|incessibilit|cession (?:du|de ce) contrat|transfert du contrat",
        "Anti-Assignment"),
     _t("revenue_profit_sharing", "commercial_terms", "Partage de revenus",
        "Revenue / profit sharing",

@@ -33,10 +33,10 @@ def _classifier(presence: list[float] | None = None) -> Classifier:
     )
 
 
-def test_the_bar_is_the_lowest_reaching_the_precision_else_the_best_f1():
+def test_the_bar_is_the_best_f_half_at_or_above_the_tag_threshold():
     # exclusivity: contracts 0-3 have it; two without it score 0.6 and 0.4.
-    # governing_law: three have it, every score ties: precision never reaches 0.8, the
-    # best F1 is kept (the tag threshold, the first of the grid).
+    # governing_law: three have it, every score ties: the tag threshold (the first of the
+    # grid with the best score).
     scores = np.asarray(
         [[0.9, 0.6], [0.8, 0.6], [0.7, 0.6], [0.65, 0.6], [0.6, 0.6], [0.4, 0.6]],
         dtype=np.float32,
@@ -47,12 +47,13 @@ def test_the_bar_is_the_lowest_reaching_the_precision_else_the_best_f1():
     )
     tags = np.asarray([0.3, 0.5], dtype=np.float32)
     chosen = presence_thresholds(scores, truth, tags)
-    assert chosen[0] == pytest.approx(0.45)  # 0.3 and 0.4: P 4/6; 0.45: 4/5, the first >= 0.8
+    # 0.3: P 4/6 R 1 (F0.5 0.71); 0.45: 4/5 R 1 (0.83); 0.65: 4/4 R 1 (1.0); 0.7: R 3/4.
+    assert chosen[0] == pytest.approx(0.65)
     assert chosen[1] == pytest.approx(0.5)
     report = presence_report(KEYS, scores, truth, tags, chosen)
     row = report["per_type"]["exclusivity"]  # type: ignore[index]
     assert (row["precision"], row["recall"], row["precision_at_tag_threshold"]) == (
-        0.8,
+        1.0,
         1.0,
         pytest.approx(0.667, abs=1e-3),
     )
