@@ -31,7 +31,8 @@ class Heading:
     ref: str
     # "article" | "section" | "numbered" | "division" (Titre, Chapitre) | "caps" (an
     # unnumbered heading in capitals) | "label" (an unnumbered run-in title: "Term: The")
-    # | "annex" (Exhibit, Schedule, Annexe)
+    # | "annex" (Exhibit, Schedule, Annexe) | "lettered" ("A. AUTHORITY OF AGENCY")
+    # | "roman" ("IV. SUPPLY", numbered like "numbered" but a run of its own)
     style: str
     level: int  # 1 for "12", 2 for "12.3", ...
     line_index: int
@@ -51,9 +52,12 @@ _KEYWORD_RE = re.compile(
 )
 _DIVISIONS = frozenset({"titre", "chapitre", "title", "chapter", "part"})
 # Bare roman numbers stop at XXXIX: "C." and "L." are far more often list letters.
+# "1.DEFINITIONS", "5.Dolphin will": a number glued to its text, as some filings type them.
 _NUMBERED_RE = re.compile(
-    rf"^(?P<number>{_NUMBER}|[IVX]+)(?P<dot>[.)]?)[ \t]+(?P<rest>\S.*)$",
+    rf"^(?P<number>{_NUMBER}|[IVX]+)(?P<dot>[.)]?)(?:[ \t]+|(?<=\d\.)(?=[A-Z]))(?P<rest>\S.*)$",
 )
+# "A. AUTHORITY OF AGENCY": lettered articles (I, V and X are read as roman numbers).
+_LETTERED_RE = re.compile(r"^(?P<letter>[A-HJ-UWYZ])[.)][ \t]+(?P<rest>\S.*)$")
 # "EXHIBIT A", "Schedule 1", "ANNEXE 2 — Prix", "Appendix B: Fees", "ANNEXES".
 _ANNEX_RE = re.compile(
     r"^(?P<keyword>(?i:exhibit|schedule|annexe?|appendix|attachment)s?)"
@@ -135,6 +139,17 @@ def _numbered_heading(line: str) -> tuple[str, str, bool, bool] | None:
     return None
 
 
+def _lettered_heading(line: str) -> tuple[str, str, bool] | None:
+    """(heading, ref, has_body) for "A. AUTHORITY OF AGENCY" or "B. Fees. The Client";
+    a lettered line without a title ("A. Owner operates ...") is a recital or a list item."""
+    match = _LETTERED_RE.match(line)
+    titled = None if match is None else title_of(match.group("rest"))
+    if match is None or titled is None:
+        return None
+    letter = match.group("letter")
+    return f"{line[: match.start('rest')].strip()} {titled[0]}", letter, titled[1]
+
+
 def _annex_heading(line: str) -> tuple[str, str] | None:
     """(heading, ref) for "EXHIBIT A", "Schedule 1 — Fees", "ANNEXE 2", "ANNEXES"."""
     match = _ANNEX_RE.match(line)
@@ -199,7 +214,13 @@ def line_heading(line: str, following: list[str]) -> tuple[str, str, str, bool, 
     numbered = _numbered_heading(line)
     if numbered is not None:
         heading, ref, has_body, titled = numbered
-        return heading, ref, "numbered", not has_body, titled
+        # "IV. SUPPLY" and "4.1 Price" are two numberings: each makes its own run.
+        style = "roman" if heading[:1].isalpha() else "numbered"
+        return heading, ref, style, not has_body, titled
+    lettered = _lettered_heading(line)
+    if lettered is not None:
+        heading, ref, has_body = lettered
+        return heading, ref, "lettered", not has_body, True
     annex = _annex_heading(line)
     if annex is not None:
         return annex[0], annex[1], "annex", True, True
@@ -221,16 +242,17 @@ def heading_at(
 
 
 def without_lists(headings: list[Heading]) -> list[Heading]:
-    """Drop short numbered lines that sit on consecutive lines: "1. Hardware\n2. Software".
+    """Drop short numbered or lettered lines on consecutive lines: "1. Hardware\n2. Software".
 
     A heading is followed by its clause; a list item by the next item.
     """
-    numbered = [h for h in headings if h.style == "numbered"]
+    listed = frozenset({"numbered", "roman", "lettered"})
+    numbered = [h for h in headings if h.style in listed]
     bare_lines = {(h.line_index, h.level) for h in numbered if h.bare}
     return [
         h
         for h in headings
-        if h.style != "numbered"
+        if h.style not in listed
         or not h.bare
         or not {(h.line_index - 1, h.level), (h.line_index + 1, h.level)} & bare_lines
     ]

@@ -23,11 +23,16 @@ _STYLE_WEIGHT = {
     "article": 2.0,
     "section": 1.5,
     "numbered": 1.0,
+    "roman": 1.0,
+    "lettered": 0.8,
     "division": 1.0,
     "caps": 0.7,
     "label": 0.5,
 }
 _UNNUMBERED = frozenset({"caps", "label"})
+_NESTING = frozenset({"article", "section", "numbered", "roman", "lettered"})
+_MIN_OUTER_RUN = 3
+_OUTER_RUN_SHARE = 0.5
 _RUNNING_REPEATS = 3
 _UNTITLED_WEIGHT = 0.6  # "1. The Licensee shall ..." is a list item as often as an article
 _IMPLIED_WEIGHT = 0.8  # "4.1 ..." standing for article 4
@@ -46,6 +51,8 @@ class _Unit:
 
 def _number(ref: str) -> int | None:
     first = ref.split(".")[0]
+    if len(first) == 1 and first.isupper():
+        return ord(first) - ord("A") + 1  # a lettered article: "C" is the third
     return int(first) if first.isdigit() else None
 
 
@@ -123,18 +130,74 @@ def _articles_of(
     return top, score * _STYLE_WEIGHT[style]
 
 
-def _main_articles(headings: list[Heading], text_length: int) -> list[Heading]:
+def _after(top: list[Heading], first_annex: int) -> bool:
+    return bool(top) and top[0].line_start > first_annex
+
+
+def _run_of(
+    style: str, headings: list[Heading], text_length: int, first_annex: int
+) -> tuple[list[Heading], float]:
+    """A style's articles. A run that starts after the first exhibit is the exhibit's own
+    ("ARTICLE 1" of a licence attached): the style's run before the exhibit is taken if it
+    has one, and a run only found in exhibits ranks after every other."""
+    found = _articles_of(style, headings, text_length)
+    if not _after(found[0], first_annex):
+        return found
+    before = [h for h in headings if h.line_start < first_annex]
+    earlier = _articles_of(style, before, text_length) if before else ([], 0.0)
+    return earlier if earlier[0] else found
+
+
+def _main_articles(headings: list[Heading], text_length: int, first_annex: int) -> list[Heading]:
     by_style: dict[str, list[Heading]] = {}
     for heading in headings:
-        by_style.setdefault(heading.style, []).append(heading)
+        # Unnumbered lines after the first exhibit are its tables and titles ("Table A-1",
+        # "Figure A-2"): counted, they outweighed the contract's numbered articles.
+        if heading.style not in _UNNUMBERED or heading.line_start < first_annex:
+            by_style.setdefault(heading.style, []).append(heading)
     ranked = sorted(
-        (_articles_of(style, by_style[style], text_length) for style in _STYLE_WEIGHT
+        (_run_of(style, by_style[style], text_length, first_annex) for style in _STYLE_WEIGHT
          if style in by_style),
-        key=lambda found: -found[1],
+        key=lambda found: (_after(found[0], first_annex), -found[1]),
     )  # fmt: skip
     # A style needs two articles to win, so that one stray line cannot take over.
     chosen = next((top for top, _score in ranked if len(top) >= 2), None)
-    return chosen if chosen is not None else next((top for top, _ in ranked if top), [])
+    if chosen is None:
+        return next((top for top, _ in ranked if top), [])
+    chosen_score = next(score for top, score in ranked if top is chosen)
+    return _outer_run(chosen, chosen_score, ranked, text_length)
+
+
+def _inside_one_article(inner: list[Heading], outer: list[Heading], text_length: int) -> bool:
+    ends = [heading.line_start for heading in outer[1:]] + [text_length]
+    return any(
+        all(start.line_start < h.line_start < end for h in inner)
+        for start, end in zip(outer, ends, strict=True)
+    )
+
+
+def _outer_run(
+    chosen: list[Heading],
+    chosen_score: float,
+    ranked: list[tuple[list[Heading], float]],
+    text_length: int,
+) -> list[Heading]:
+    """Lettered and numbered headings nest either way ("H. OPPORTUNITIES" holding "1.", "2.",
+    or "VIII. MISCELLANEOUS" holding "A.", "B."): the run holding the other inside one of its
+    articles is the articles' when it weighs at least half as much (three lettered sections
+    before the numbered articles, "C. APPENDICES" then "1." to "17.", do not hold them)."""
+    if chosen[0].style not in _NESTING:
+        return chosen
+    for run, score in ranked:
+        if (
+            len(run) >= _MIN_OUTER_RUN
+            and score >= _OUTER_RUN_SHARE * chosen_score
+            and run[0].style in _NESTING
+            and (run[0].style == "lettered") != (chosen[0].style == "lettered")
+            and _inside_one_article(chosen, run, text_length)
+        ):
+            return run
+    return chosen
 
 
 def _with_annexes(top: list[Heading], annexes: list[Heading], text_length: int) -> list[Heading]:
@@ -164,7 +227,9 @@ def _with_divisions(top: list[Heading], divisions: list[Heading]) -> list[Headin
 def top_level(headings: list[Heading], text_length: int) -> list[Heading]:
     """The headings that start chunks, in text order."""
     annexes = [h for h in headings if h.style == "annex"]
-    top = _main_articles([h for h in headings if h.style != "annex"], text_length)
+    cover_end = text_length * _NO_ARTICLE_ANNEX_SHARE
+    first_annex = next((h.line_start for h in annexes if h.line_start > cover_end), text_length)
+    top = _main_articles([h for h in headings if h.style != "annex"], text_length, first_annex)
     top = _with_annexes(top, annexes, text_length)
     if top and top[0].style != "division":
         divisions = [h for h in headings if h.style == "division"]

@@ -192,3 +192,91 @@ def test_the_brenalis_contracts_keep_the_articles_they_write() -> None:
             if line.startswith("ARTICLE ")
         ]
         assert cut(content) == written, entry["filename"]
+
+
+def test_numbers_glued_to_their_text_open_articles() -> None:
+    text = (
+        "OUTSOURCING AGREEMENT\n\nNOW THEREFORE both parties agree as follows: 1.DGT shall pay "
+        "Dolphin ten thousand dollars for the beta testing of the services. 2.Dolphin shall "
+        "edit the photographs within two days of their download by its staff. 3.DGT may end "
+        "this Agreement on thirty days notice to Dolphin in writing.\n\n"
+        f"4.DEFINITIONS\n{BODY}"
+    )
+    assert [ref for _heading, ref in cut(text)] == ["1", "2", "3", "4"]
+
+
+def test_lettered_articles_in_increasing_order_are_the_articles() -> None:
+    text = (
+        "AGENCY AGREEMENT\n\nMICOA and the Agency agree as follows.\n\n"
+        f"A.       AUTHORITY OF AGENCY\n{BODY}\nB.       BILLED POLICIES\n{BODY}"
+        f"\nC.       POLICY CANCELLATION\n{BODY}"
+    )
+    assert cut(text) == [
+        ("A. AUTHORITY OF AGENCY", "A"),
+        ("B. BILLED POLICIES", "B"),
+        ("C. POLICY CANCELLATION", "C"),
+    ]
+
+
+def test_lettered_recitals_and_list_items_are_not_articles() -> None:
+    text = (
+        "RECITALS\n\nA. Owner operates a solar energy facility on the premises.\n"
+        "B. Owner desires to retain the services of the Provider.\n\n"
+        f"1. Services\n{BODY}\n2. Fees\n{BODY}"
+    )
+    assert cut(text) == [("1. Services", "1"), ("2. Fees", "2")]
+
+
+def test_numbered_items_inside_lettered_articles_stay_inside_them() -> None:
+    items = "".join(f"{n}. The Agency shall report item {n} to MICOA.\n" for n in range(1, 6))
+    text = (
+        f"AGENCY AGREEMENT\n\nA. AUTHORITY OF AGENCY\n{BODY}\nB. BILLED POLICIES\n{BODY}"
+        f"\nC. POTENTIAL OPPORTUNITIES\n{items}"
+    )
+    assert [ref for _heading, ref in cut(text)] == ["A", "B", "C"]
+
+
+def test_lettered_sections_inside_a_roman_article_stay_inside_it() -> None:
+    # Ten titled sections outweigh four articles: only their place inside one tells.
+    titles = ("Indemnity", "Provisions", "Solicitation", "Notices", "Assignments", "Originals",
+              "Waiver", "Severability", "Counterparts", "Headings")  # fmt: skip
+    lettered = "".join(
+        f"{letter}. {title}. {BODY * 4}" for letter, title in zip("ABCDEFGHJK", titles, strict=True)
+    )
+    text = (
+        f"ALLIANCE AGREEMENT\n\nI. SERVICES\n{BODY * 4}\nII. FEES\n{BODY * 4}"
+        f"\nIII. TERM\n{BODY * 4}\nIV. MISCELLANEOUS\n{lettered}"
+    )
+    assert [ref for _heading, ref in cut(text)] == ["1", "2", "3", "4"]
+
+
+def test_roman_articles_inside_a_long_line_open_articles() -> None:
+    text = (
+        "Cooperation Agreement   Party A: the County Party B: Xinwei Co., Ltd.   Both parties "
+        "reach the following agreement:   I. Party A supports the construction of the project "
+        "of Party B and provides all its services.   II. Party A accepts the agreement signed by "
+        "Party B and the Town, and coordinates the Town.   III. Party B will promote the use of "
+        "solar products and local employment.   IV. Party B promises that the land will not be "
+        "changed for the project in the plot.\n"
+    )
+    assert [ref for _heading, ref in cut(text)] == ["1", "2", "3", "4"]
+
+
+def test_an_exhibits_own_articles_do_not_replace_the_contracts() -> None:
+    exhibit = "".join(f"ARTICLE {n} — Licence term {n}\n{BODY * 3}\n" for n in range(1, 7))
+    tables = "".join(f"Table A-{n}: Fees of the year {n}.\n{BODY}" for n in range(1, 12))
+    text = (
+        f"HOSTING AGREEMENT\n\n1. Services\n{BODY * 3}\n2. Fees\n{BODY * 3}\n3. Term\n{BODY * 3}"
+        f"\nEXHIBIT A\n\nSOFTWARE LICENCE\n\n{exhibit}{tables}"
+    )
+    assert cut(text) == [("1. Services", "1"), ("2. Fees", "2"), ("3. Term", "3"),
+                         ("EXHIBIT A", "Exhibit A")]  # fmt: skip
+
+
+def test_lettered_sections_before_the_numbered_articles_do_not_hold_them() -> None:
+    numbered = "".join(f"{n}. Obligation {n}\n{BODY * 3}\n" for n in range(1, 9))
+    text = (
+        f"OUTSOURCING AGREEMENT\n\nA. DEFINITIONS\n{BODY}\nB. INTERPRETATION\n{BODY}"
+        f"\nC. APPENDICES AND SCHEDULES\n{BODY}\n{numbered}"
+    )
+    assert [ref for _heading, ref in cut(text)] == [str(n) for n in range(1, 9)]
