@@ -69,7 +69,9 @@ class CustomType:
         """Whether ``article`` is of the type; the cue's time is charged to ``clock`` when
         given (:class:`PatternTooSlow` once it is spent)."""
         if self.cue is not None:
-            opening = (article.heading or article.text)[:CUE_CHARS]
+            # A heading without a word ("4", a paragraph's "¶ 3") says nothing: read the text.
+            titled = any(ch.isalpha() for ch in article.heading)
+            opening = (article.heading if titled else article.text)[:CUE_CHARS]
             search = self.cue.search
             if search(opening) if clock is None else clock.run(f"cue:{self.key}", search, opening):
                 return True

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from documents.chunking._headings import Heading
 from documents.chunking._levels import top_level
+from documents.chunking._paragraphs import default_label, with_paragraphs
 from documents.chunking._scan import candidate_headings
 
 
@@ -129,21 +131,26 @@ def split_into_chunks(
     max_chars: int = 2400,
     overlap_chars: int = 200,
     sections: list[tuple[int, str, str]] | None = None,
+    paragraph_label: Callable[[int], str] = default_label,
 ) -> list[ChunkDraft]:
     """Cut a document's text into chunks: a preamble, then one chunk per top-level article.
 
     An article longer than `max_chars` becomes several `kind="part"` chunks, cut at its
     sub-sections first, then at paragraphs, lines and sentences; pieces not cut at a
     sub-heading repeat the last `overlap_chars` characters of the previous piece. Without
-    any heading the whole text is cut that way. Every non-blank character lands in a chunk.
-    ``sections`` (start, heading, ref), when given, replace the detected articles.
+    any heading, a text of several paragraphs is cut at them, each headed
+    ``paragraph_label(n)`` ("¶ 1"), and a short one is cut as one long article would be.
+    Every non-blank character lands in a chunk. ``sections`` (start, heading, ref), when
+    given, replace the detected articles.
     """
     if max_chars <= 0 or not 0 <= overlap_chars < max_chars:
         raise ValueError("need max_chars > 0 and 0 <= overlap_chars < max_chars")
     if not text.strip():
         return []
     candidates = candidate_headings(text)
-    top = top_level(candidates, len(text)) if sections is None else []
+    top = [] if sections is not None else top_level(candidates, len(text))
+    if sections is None:
+        top = with_paragraphs(text, top, paragraph_label)
     top_starts = {heading.line_start for heading in top}
     heading_cuts = sorted({h.line_start for h in candidates} - top_starts)
     heading_cut_set = set(heading_cuts)

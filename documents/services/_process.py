@@ -15,6 +15,7 @@ from dataclasses import replace
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.utils import translation
 from django.utils.formats import number_format
 from django.utils.translation import gettext
 
@@ -182,7 +183,16 @@ def _drafts(document: Document, text: str, page_starts: list[int]) -> list[chunk
         if isinstance(declared, list)
         else None
     )
-    return chunking.split_into_chunks(text, page_starts, sections=sections)
+    # A contract without headings is cut at its paragraphs, labelled in its own language
+    # ("¶ 2", "§ 2" in French), as its "Article 2" would be written.
+    with translation.override(document.language or None):
+        label = gettext("¶ %(number)s")
+    return chunking.split_into_chunks(
+        text,
+        page_starts,
+        sections=sections,
+        paragraph_label=lambda number: label % {"number": number},
+    )
 
 
 def _with_ocr(document: Document, parsed: parsing.ParsedText) -> parsing.ParsedText:

@@ -77,3 +77,13 @@ def test_a_rule_on_a_custom_type_flags_the_article_it_finds(brenalis_room, setti
         arguments={"workspace": workspace.slug, "contract_id": "c14"},
     ).content
     assert [f["rule"] for f in flags["flags"]] == ["gap-presente"]
+
+
+def test_a_cue_reads_the_text_of_an_article_whose_heading_has_no_words():
+    entry = {"key": "k", "examples": ["a"], "cue": "GARANTIE"}
+    [kind] = custom_types([entry], lambda _: np.ones((1, 4))).values()
+    text = "GARANTIE de passif : le cédant garantit le cessionnaire."
+    # A paragraph's "§ 3" or an untitled "4" says nothing; a title is read instead of the text.
+    assert kind.matches(Article(1, "§ 3", "", 1, text, frozenset()))
+    assert kind.matches(Article(2, "4", "4", 1, text, frozenset()))
+    assert not kind.matches(Article(3, "Article 3 — Prix", "3", 1, text, frozenset()))
