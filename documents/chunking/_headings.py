@@ -64,6 +64,16 @@ _ANNEX_RE = re.compile(
     r"(?:[ \t]+(?P<id>[\"“]?(?:[A-Z]{1,2}|\d{1,3}(?:\.\d{1,2})?|[IVX]{1,5})(?:-\d{1,2})?[\"”]?))?"
     rf"(?=$|[\s.:){DASHES}])(?P<rest>.*)$",
 )
+# "Purpose 3. The exclusive purpose ...": a marginal title written before its number.
+_TITLE_NUMBER_RE = re.compile(
+    r"^(?P<title>[A-Z][\w'\u2019&/-]*(?:[ \t]+[\w'\u2019&/-]+){0,3})"
+    r"[ \t]+(?P<number>\d{1,3})\.[ \t]+(?P<rest>[A-Z\"\u201c(].*)$"
+)
+# Words that make "Section 3. The" or "Page 2. The" a reference, not a title.
+_NOT_TITLE_WORDS = frozenset({
+    "no", "page", "section", "article", "clause", "exhibit", "schedule", "annex", "item",
+    "rule", "part", "paragraph", "appendix", "attachment", "chapter", "step", "phase", "version",
+})  # fmt: skip
 _DASH_OR_COLON = frozenset(f"{DASHES}:")
 # A run-in title without a number: "Governing Law: This Agreement ...", "Confidentiality. Each".
 _LABEL_RE = re.compile(
@@ -150,6 +160,23 @@ def _lettered_heading(line: str) -> tuple[str, str, bool] | None:
     return f"{line[: match.start('rest')].strip()} {titled[0]}", letter, titled[1]
 
 
+def _title_then_number(line: str) -> tuple[str, str] | None:
+    """(heading, ref) for "Purpose 3. The exclusive purpose of the Venture ..."."""
+    match = _TITLE_NUMBER_RE.match(line)
+    if match is None:
+        return None
+    title = match.group("title")
+    words = {word.lower() for word in title.split()}
+    if words & (_NOT_TITLE_WORDS | _NOT_LABELS | _LEGAL_FORMS) or len(title) < 4:
+        return None
+    if not is_title_case(title) or reads_like_sentence(title):
+        return None
+    # "Rise Education Group 2. Non-exclusivity": a running header before a titled article.
+    if title_of(match.group("rest")) is not None:
+        return None
+    return f"{title} {match.group('number')}", match.group("number")
+
+
 def _annex_heading(line: str) -> tuple[str, str] | None:
     """(heading, ref) for "EXHIBIT A", "Schedule 1 — Fees", "ANNEXE 2", "ANNEXES"."""
     match = _ANNEX_RE.match(line)
@@ -224,6 +251,9 @@ def line_heading(line: str, following: list[str]) -> tuple[str, str, str, bool, 
     annex = _annex_heading(line)
     if annex is not None:
         return annex[0], annex[1], "annex", True, True
+    title_number = _title_then_number(line)
+    if title_number is not None:
+        return title_number[0], title_number[1], "numbered", False, True
     caps = caps_heading(line)
     if caps is not None and not caps[1]:
         return caps[0], "", "caps", True, True

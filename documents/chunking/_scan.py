@@ -17,7 +17,8 @@ _LONG_LINE = 200
 _INLINE_START_RE = re.compile(
     r"(?:(?<=[.;:!?)\]\"”*])[ \t]+|[ \t]{2,})"
     r"(?=(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|SCHEDULE|Schedule|ANNEX|Annex)"
-    r"[ \t]|\d{1,3}(?:\.\d{1,3}){0,2}\.?[ \t]+[A-Z\"“(]|\d{1,3}\.[A-Z]|[IVX]{1,5}\.[ \t]+[A-Z])"
+    r"[ \t]|\d{1,3}(?:\.\d{1,3}){0,2}\.?[ \t]+[A-Z\"“(]|\d{1,3}\.[A-Z]|[IVX]{1,5}\.[ \t]+[A-Z]"
+    r"|[A-Z][\w'\u2019&/-]*(?:[ \t]+[\w'\u2019&/-]+){0,3}[ \t]+\d{1,3}\.[ \t]+[A-Z\"“(])"
 )
 # An inline opening must say more than a number: the keyword styles, or a title.
 _INLINE_STYLES = frozenset({"article", "section", "annex", "numbered", "roman"})

@@ -280,3 +280,16 @@ def test_lettered_sections_before_the_numbered_articles_do_not_hold_them() -> No
         f"\nC. APPENDICES AND SCHEDULES\n{BODY}\n{numbered}"
     )
     assert [ref for _heading, ref in cut(text)] == [str(n) for n in range(1, 9)]
+
+
+def test_a_title_written_before_its_number_opens_the_article() -> None:
+    text = (
+        "JOINT VENTURE AGREEMENT between Alpha and Beta.\n\nFormation 1. By this Agreement the "
+        "Members enter into a joint venture. 2. The Venture is governed by Florida law. Purpose "
+        "3. The exclusive purpose of the Venture will be IT Development. Term 4. The duration of "
+        "this Venture will begin on March 1, 2020.\n"
+        "Rise Education Group 5. Non-exclusivity\nThe Services are not exclusive.\n"
+    )
+    assert cut(text)[:4] == [("Formation 1", "1"), ("2", "2"), ("Purpose 3", "3"), ("Term 4", "4")]
+    # A running header before a titled article is not that article's title.
+    assert ("Rise Education Group 5", "5") not in cut(text)
