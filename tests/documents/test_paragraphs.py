@@ -3,12 +3,15 @@ whole, and a contract with headings is never cut at its paragraphs."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.urls import reverse
 
 from documents.chunking import ChunkDraft, split_into_chunks
-from documents.models import Chunk
+from documents.models import Chunk, Document
 from tests.helpers.contracts import ingest_files
-from tests.helpers.rooms import Room
+from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
 
 OPENING = (
@@ -131,7 +134,13 @@ def test_ingestion_labels_the_paragraphs_in_the_contracts_language(room: Room) -
             name: list(chunks.filter(document__filename=name).values_list("heading", flat=True))
             for name in ("lettre.txt", "joint.txt")
         }
+        letter = Document.objects.get(workspace=room.workspace, filename="lettre.txt")
     assert by_file == {
         "lettre.txt": ["\u00a7 1", "\u00a7 2", "\u00a7 3", "\u00a7 4"],
         "joint.txt": ["\u00b6 1", "\u00b6 2", "\u00b6 3"],
     }
+    # The viewer heads each paragraph with its label, the title under "Préambule".
+    url = reverse("document_detail", args=[room.workspace.slug, letter.ref])
+    page = login(room.owner).get(url).content.decode()
+    assert re.search(r"<h3 id=\"chunk-\d+-title\">\u00a7 2 <span", page)
+    assert re.search(r"<h3 id=\"chunk-\d+-title\">Préambule <span", page)
