@@ -27,6 +27,8 @@ _MIN_LOWER_SHARE = 0.33
 _TITLE_MAX_CHARS = 80
 _UNNUMBERED = frozenset({"caps", "label"})
 _BLOCK_BREAK_RE = re.compile(r"\n[ \t]*\n\s*")
+_LINE_BREAK_RE = re.compile(r"\n\s*")
+_SENTENCE_ENDS = frozenset('.;:!?)"\u201d')
 _WORD_RE = re.compile(r"[^\W\d_][\w'\u2019-]*")
 # A signature, a notice address or a cover line, written as a paragraph.
 _NOT_CLAUSE_RE = re.compile(
@@ -60,11 +62,11 @@ def _is_title(text: str, block: tuple[int, int]) -> bool:
     )
 
 
-def _blocks(text: str, end: int) -> list[tuple[int, int]]:
-    """(start, end) of the blank-line separated blocks of ``text[:end]``, trimmed."""
+def _split_at(text: str, end: int, breaks: re.Pattern[str]) -> list[tuple[int, int]]:
+    """(start, end) of the pieces of ``text[:end]`` between ``breaks``, trimmed."""
     found: list[tuple[int, int]] = []
     start = 0
-    for match in [*_BLOCK_BREAK_RE.finditer(text, 0, end), None]:
+    for match in [*breaks.finditer(text, 0, end), None]:
         stop = end if match is None else match.start()
         block = text[start:stop]
         if block.strip():
@@ -72,6 +74,22 @@ def _blocks(text: str, end: int) -> list[tuple[int, int]]:
             found.append((start + lead, start + len(block.rstrip())))
         start = end if match is None else match.end()
     return found
+
+
+def _blocks(text: str, end: int) -> list[tuple[int, int]]:
+    """The paragraphs of ``text[:end]``: its blocks between blank lines. A text without blank
+    lines whose long lines ending a sentence hold most of it was written one paragraph a
+    line (a DOCX, a web page); a PDF's lines, wrapped at the page's width, do not."""
+    blocks = _split_at(text, end, _BLOCK_BREAK_RE)
+    if len(blocks) > 1:
+        return blocks
+    lines = _split_at(text, end, _LINE_BREAK_RE)
+    in_long_lines = sum(
+        stop - start
+        for start, stop in lines
+        if stop - start >= _MIN_PARAGRAPH_CHARS and text[stop - 1] in _SENTENCE_ENDS
+    )
+    return lines if in_long_lines * 2 >= len(text[:end].strip()) else blocks
 
 
 def paragraph_articles(

@@ -3,13 +3,16 @@ whole, and a contract with headings is never cut at its paragraphs."""
 
 from __future__ import annotations
 
+import io
 import re
 
+import docx
 import pytest
 from django.urls import reverse
 
 from documents.chunking import ChunkDraft, split_into_chunks
 from documents.models import Chunk, Document
+from documents.parsing import parse_document
 from tests.helpers.contracts import ingest_files
 from tests.helpers.rooms import Room, login
 from workspaces.tenancy import workspace_scope
@@ -109,6 +112,31 @@ def test_a_contract_with_headings_is_not_cut_at_its_paragraphs() -> None:
 def test_exhibits_keep_their_chunk_after_the_paragraphs() -> None:
     text = f"{JOINT_FILING}\nEXHIBIT A\n\nList of the reporting persons and their addresses.\n"
     assert headed(split_into_chunks(text, [0])) == ["\u00b6 1", "\u00b6 2", "\u00b6 3", "EXHIBIT A"]
+
+
+def test_a_word_processors_paragraphs_one_a_line_are_cut_too() -> None:
+    document = docx.Document()
+    for paragraph in ("JOINT FILING AGREEMENT", OPENING, SECOND, WITNESS, "BETA CAPITAL LP"):
+        document.add_paragraph(paragraph)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    parsed = parse_document("joint.docx", buffer.getvalue())
+    chunks = split_into_chunks(parsed.text, parsed.page_starts)
+    assert headed(chunks) == ["\u00b6 1", "\u00b6 2", "\u00b6 3"]
+    assert chunks[0].text == "JOINT FILING AGREEMENT"
+
+
+def test_lines_wrapped_at_a_pages_width_are_not_paragraphs() -> None:
+    words = f"{OPENING} {SECOND} {WITNESS} {OPENING}".split()
+    lines, line = [], ""
+    for word in words:  # wrapped at 130 characters, as a wide PDF page is read
+        if len(line) + len(word) >= 130:
+            lines.append(line)
+            line = ""
+        line = f"{line} {word}".strip()
+    text = "SERVICES LETTER\n" + "\n".join([*lines, line]) + "\n"
+    assert len(text) > 600
+    assert not [h for h in headed(split_into_chunks(text, [0])) if h.startswith("\u00b6")]
 
 
 FRENCH_LETTER = (
