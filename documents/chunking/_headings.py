@@ -1,6 +1,7 @@
 """Headings: the lines that open an article ("ARTICLE 4 — DURÉE", "Section 4.1", "4. Prix",
-"GOVERNING LAW", "EXHIBIT A", "Titre II"), and the same openings inside the long lines of
-texts whose pages were saved one paragraph per page (``_inline``).
+"1.DEFINITIONS", "Purpose 3. The", "IV. SUPPLY", "A. AUTHORITY", "GOVERNING LAW", "EXHIBIT
+A", "Titre II"), and the same openings inside the long lines of texts whose pages were saved
+one paragraph per page (``_scan``).
 
 Which of them are top-level, each starting a chunk, is ``_levels``' choice.
 """

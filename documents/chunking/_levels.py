@@ -1,14 +1,15 @@
 """Which headings are top-level, each starting a chunk: the articles of the contract.
 
-One style of heading carries the articles ("ARTICLE 4", "Section 4", "4.", "TITRE II",
-"GOVERNING LAW"): the one whose articles weigh most, an explicit keyword counting more
-than a bare number. Its articles are the longest run of increasing numbers, gaps allowed:
-a numbered list inside an article ("1. Price", "2. Delivery") or a table of contents
-(numbers a few words apart) does not make one. Sub-sections ("4.1") stay inside their
-article; when only they are found, the first of each number opens the article ("4.1"
-opens article 4). Exhibits, schedules and annexes after the first article start a chunk
-each, and the articles' style no longer does after them (an exhibit restarts its own
-numbering). A "TITRE II" line just above an article is kept with that article.
+One style of heading carries the articles ("ARTICLE 4", "Section 4", "4.", "IV.", "A.",
+"TITRE II", "GOVERNING LAW"): the one whose articles weigh most, an explicit keyword
+counting more than a bare number, and a run before the first exhibit before one in it.
+Its articles are the longest run of increasing numbers, gaps allowed: a numbered list
+inside an article ("1. Price", "2. Delivery") or a table of contents (numbers a few words
+apart) does not make one. Sub-sections ("4.1") stay inside their article; when only they
+are found, the first of each number opens the article ("4.1" opens article 4). Exhibits,
+schedules and annexes after the first article start a chunk each, and the articles' style
+no longer does after them (an exhibit restarts its own numbering). A "TITRE II" line just
+above an article is kept with that article.
 """
 
 from __future__ import annotations
