@@ -6,7 +6,7 @@ its paragraphs, a citation points at the paragraph ("¶ 2"). Only a paragraph th
 clause opens one (prose of some length, not a signature or notice block): a title, a date
 line or a signatory's name stays with the text around it.
 
-Measured on CUAD's contracts without any heading: a clause paragraph is at least 120
+Chosen on CUAD's contracts without any heading: a clause paragraph is at least 120
 characters and 15 words, a third of them or more starting in lower case (a block of names in
 capitals and "By: /s/ ..." lines has few).
 """
@@ -32,7 +32,7 @@ _SENTENCE_ENDS = frozenset('.;:!?)"\u201d')
 _WORD_RE = re.compile(r"[^\W\d_][\w'\u2019-]*")
 # A signature, a notice address or a cover line, written as a paragraph.
 _NOT_CLAUSE_RE = re.compile(
-    r"^(?:by|name|title|date|dated|attn|attention|address|signature|signed|/s/|source)\b",
+    r"^(?:(?:by|name|title|date|dated|attn|attention|address|signature|signed|source)\b|/s/)",
     re.IGNORECASE,
 )
 

@@ -172,3 +172,12 @@ def test_ingestion_labels_the_paragraphs_in_the_contracts_language(room: Room) -
     page = login(room.owner).get(url).content.decode()
     assert re.search(r"<h3 id=\"chunk-\d+-title\">\u00a7 2 <span", page)
     assert re.search(r"<h3 id=\"chunk-\d+-title\">Préambule <span", page)
+
+
+def test_a_long_signature_line_opens_no_paragraph() -> None:
+    signature = (
+        "/s/ John Smith, acting for and on behalf of the fund and of each of its general "
+        "partners, as their duly authorized officer and attorney in fact under the power given"
+    )
+    text = f"JOINT FILING AGREEMENT\n\n{OPENING}\n\n{SECOND}\n\n{signature}\n\n{WITNESS}\n"
+    assert headed(split_into_chunks(text, [0])) == ["\u00b6 1", "\u00b6 2", "\u00b6 3"]
