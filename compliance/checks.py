@@ -10,6 +10,7 @@ process) with the stored chunk embedding and with the clause's own text and firs
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -98,10 +99,16 @@ def of_type(
 Encode = Callable[[list[str]], Any]
 
 
+def _word_in(term: str, text: str) -> bool:
+    """Whether ``term`` (words or a phrase) stands in ``text`` as words: "traite" (a bill of
+    exchange) is not in "traitement". An escaped literal: linear in the text."""
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text) is not None
+
+
 def _terms_found(rule: RuleView, article: Article) -> list[str]:
     if rule.kind == RuleKind.KEYWORD:
         text = fold(article.text)
-        return [t for t in rule.params["terms"] if fold(t) in text]
+        return [t for t in rule.params["terms"] if _word_in(fold(t), text)]
     try:
         pattern = pattern_compile(rule.params["pattern"])
     except PatternRefused:
