@@ -15,11 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from compliance.patterns import Pattern, PatternClock, PatternRefused, pattern_compile
+
+if TYPE_CHECKING:
+    from compliance.checks import Article
 
 # A cue reads the opening of an article only.
 CUE_CHARS = 200
@@ -36,12 +39,12 @@ class CustomType:
     cue: Pattern | None = None  # on RE2: linear in the 200 characters it reads
     rivals: Any = None  # matrix, or None: the threshold decides
 
-    def matches(self, article: Any, clock: PatternClock | None = None) -> bool:
-        """Whether ``article`` (a :class:`compliance.checks.Article`) is of the type; the
-        cue's time is charged to ``clock`` when given (``PatternTooSlow`` once it is spent)."""
+    def matches(self, article: Article, clock: PatternClock | None = None) -> bool:
+        """Whether ``article`` is of the type; the cue's time is charged to ``clock`` when
+        given (``PatternTooSlow`` once it is spent)."""
         return self.cued(article, clock) or self.close(article)
 
-    def cued(self, article: Any, clock: PatternClock | None = None) -> bool:
+    def cued(self, article: Article, clock: PatternClock | None = None) -> bool:
         """Whether the heading or opening words match the cue (the firm's own words)."""
         if self.cue is None:
             return False
@@ -51,7 +54,7 @@ class CustomType:
             search(opening) if clock is None else clock.run(f"cue:{self.key}", search, opening)
         )
 
-    def close(self, article: Any) -> bool:
+    def close(self, article: Article) -> bool:
         """Whether the article's embedding is of the type (nearer than the taxonomy's types,
         or past the threshold)."""
         embedding = article.embedding
