@@ -56,6 +56,11 @@ def test_the_bar_is_learnt_from_the_examples_whatever_the_scale():
     near = Article(1, "", "", 1, "x", frozenset(), examples[0])
     far = Article(2, "", "", 1, "y", frozenset(), -examples[0])
     assert kind.matches(near) and not kind.matches(far)
+    # Taxonomy vectors of another encoder's size cannot compete: the examples' bar decides.
+    other_size = np.ones((3, 8), dtype=np.float32)
+    entry = {"key": "k", "examples": ["a"]}
+    [alone] = custom_types([entry], lambda _: examples[:1], other_size).values()
+    assert alone.rivals is None and alone.threshold == 0.5
 
 
 def test_a_rule_on_a_custom_type_flags_the_article_it_finds(brenalis_room, settings):
