@@ -24,7 +24,8 @@ from workspaces.models import User
 
 class RuleInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Rule
-    fields = ("key", "title", "clause_type", "kind", "severity", "params")
+    fields = ("key", "title", "clause_type", "kind", "severity", "params", "applies_to",
+              "except_for")  # fmt: skip
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from django.utils.translation import gettext, pgettext_lazy
 
+from compliance.articles import Article, Finding, RuleView
 from compliance.custom_types import CustomType
 from compliance.models import RuleKind
 from compliance.patterns import PatternClock, PatternRefused, PatternTooSlow, pattern_compile
@@ -29,36 +30,6 @@ EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
 POSITION_MATCH = 0.80
 UNACCEPTABLE_MATCH = 0.85
-
-
-@dataclass
-class Article:
-    chunk_id: int
-    heading: str
-    article_ref: str
-    page: int
-    text: str
-    types: frozenset[str]
-    embedding: Any = None  # numpy vector, or None when not embedded
-    confidences: dict[str, float] = field(default_factory=dict)  # the classifier's, per type
-
-
-@dataclass
-class RuleView:
-    """A rule as the checks read it (a model row or a file's spec)."""
-
-    key: str
-    title: str
-    clause_type: str
-    kind: str
-    params: dict[str, Any]
-
-
-@dataclass
-class Finding:
-    rule: RuleView
-    article: Article | None
-    reason: str
 
 
 @dataclass
@@ -84,14 +55,26 @@ def of_type(
     clause_type: str,
     custom: dict[str, CustomType] | None = None,
     clock: PatternClock | None = None,
+    presence: Mapping[str, float] | None = None,
 ) -> list[Article]:
+    """The articles of ``clause_type``: a playbook's own type by its examples; else those
+    tagged with at least the type's ``presence`` confidence (the classifier's contract-level
+    bar; none given: every tagged one), or whose heading names the type."""
     if custom and clause_type in custom:
         return [a for a in articles if custom[clause_type].matches(a, clock)]
-    tagged = [a for a in articles if clause_type in a.types]
-    if tagged or any(a.types for a in articles):
-        return tagged
-    cue = CUES.get(clause_type)  # an untagged workspace: headings that name the type
-    return [a for a in articles if cue is not None and a.heading and cue.search(a.heading)]
+    cue = CUES.get(clause_type)
+
+    def named(article: Article) -> bool:
+        return bool(cue is not None and article.heading and cue.search(article.heading))
+
+    if any(a.types for a in articles):
+        bar = (presence or {}).get(clause_type, 0.0)
+        return [
+            a
+            for a in articles
+            if clause_type in a.types and (a.confidences.get(clause_type, 1.0) >= bar or named(a))
+        ]
+    return [a for a in articles if named(a)]  # an untagged workspace: headings only
 
 
 # --- The checks --------------------------------------------------------------------------
@@ -305,6 +288,7 @@ def check_contract(
     timings: Timings | None = None,
     read_in_text: Mapping[str, int | None] | None = None,
     amendment: bool = False,
+    presence: Mapping[str, float] | None = None,
 ) -> Outcome:
     """Every rule on one contract's articles. ``ask`` answers llm rules (None: no LLM, the
     rule is skipped with the reason); ``encode`` encodes rule wordings (cached),
@@ -315,7 +299,8 @@ def check_contract(
     counts the type as present, and the quoting article is in every rule's scope of that
     type (:mod:`compliance.facts`). An ``amendment`` is
     checked on what it writes: a clause it does not restate stays in the contract it amends,
-    so no required rule is checked on it.
+    so no required rule is checked on it. ``presence``: per clause type, the confidence a
+    tagged article needs to count as one (the classifier's; see :func:`of_type`).
     Regex rules and cues share one time budget on the contract: a rule past it, or of a type
     whose cue is past it, is in ``too_slow``, not checked."""
     outcome = Outcome()
@@ -324,7 +309,7 @@ def check_contract(
     scopes: dict[str, list[Article] | None] = {}  # each type classified once
     for rule in rules:
         began = time.perf_counter()
-        scope = _scope(rule, articles, custom, clock, scopes, facts)
+        scope = _scope(rule, articles, (custom, presence), clock, scopes, facts)
         classified = time.perf_counter()
         if scope is None:
             outcome.too_slow.append(rule.key)
@@ -343,7 +328,7 @@ def check_contract(
 def _scope(
     rule: RuleView,
     articles: list[Article],
-    custom: dict[str, CustomType] | None,
+    types: tuple[dict[str, CustomType] | None, Mapping[str, float] | None],
     clock: PatternClock,
     scopes: dict[str, list[Article] | None],
     facts: Mapping[str, int | None],
@@ -355,7 +340,7 @@ def _scope(
         return articles
     if rule.clause_type not in scopes:
         try:
-            found = of_type(articles, rule.clause_type, custom, clock)
+            found = of_type(articles, rule.clause_type, types[0], clock, types[1])
         except PatternTooSlow:
             scopes[rule.clause_type] = None
         else:

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from compliance.articles import Article
 from compliance.patterns import Pattern, PatternClock, PatternRefused, pattern_compile
-
-if TYPE_CHECKING:
-    from compliance.checks import Article
 
 # A cue reads the opening of an article only.
 CUE_CHARS = 200

@@ -88,6 +88,10 @@ class Rule(models.Model):
     severity = models.CharField(_("severity"), max_length=10, choices=Severity.choices)
     params = models.JSONField(_("parameters"), default=dict, blank=True)
     explanation = models.TextField(_("explanation"), blank=True)
+    # Which of the playbook's contracts it checks, as Playbook.applies_to; {} all of them.
+    applies_to = models.JSONField(_("applies to"), default=dict, blank=True)
+    # The contracts it leaves out, by the same fields: a governing-law rule on employment.
+    except_for = models.JSONField(_("except for"), default=dict, blank=True)
 
     class Meta:
         verbose_name = _("rule")

@@ -18,22 +18,16 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
-from compliance.checks import (
-    Article,
-    Finding,
-    RuleView,
-    Timings,
-    check_contract,
-    excerpt,
-)
+from compliance.articles import Article, Finding, RuleView
+from compliance.checks import Timings, check_contract, excerpt
 from compliance.custom_types import CustomType, custom_types, type_prototypes
 from compliance.facts import facts_in_text
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
-from compliance.playbooks import in_scope
+from compliance.playbooks import in_scope, rule_in_scope
 from compliance.quantities import fold
 from core.embeddings import embedding_model_name, get_encoder
 from core.llm import LlmUnavailable, chat_json
-from documents.clause_types import type_references
+from documents.clause_types import classifier_for, type_references
 from documents.models import Chunk, Document, DocumentStatus
 from workspaces.tenancy import workspace_scope
 
@@ -173,8 +167,33 @@ def _articles(document: Document) -> list[Article]:
     ]
 
 
+def _presence(scan: Scan) -> dict[str, float] | None:
+    """The classifier's contract-level bar per clause type (None: no classifier)."""
+    with workspace_scope(scan.workspace):
+        classifier = classifier_for(
+            embedding_model=embedding_model_name(), workspace_id=scan.workspace_id
+        )
+    return None if classifier is None else classifier.presence_thresholds()
+
+
 def _views(rules: list[Rule]) -> list[RuleView]:
     return [RuleView(r.key, r.title, r.clause_type, r.kind, dict(r.params)) for r in rules]
+
+
+def _rules_for(
+    document: Document, views: list[RuleView], rules: dict[str, Rule], outside: dict[str, list[str]]
+) -> list[RuleView]:
+    """The rules that check ``document``; the ref of a contract out of a rule's own scope is
+    added to ``outside`` under the rule's key, for the scan's notes."""
+    read = {"language": document.language, "contract_type": document.contract_type}
+    checked = []
+    for view in views:
+        rule = rules[view.key]
+        if rule_in_scope(rule.applies_to or {}, rule.except_for or {}, **read):
+            checked.append(view)
+        else:
+            outside.setdefault(view.key, []).append(document.ref)
+    return checked
 
 
 def clause_fingerprint(article: Article | None) -> str:
@@ -259,10 +278,25 @@ def _documents(scan: Scan) -> tuple[list[Document], list[str]]:
 
 
 def _notes(
-    waiting: list[str], rules: dict[str, Rule], asker: LlmAsker, too_slow: set[str]
+    waiting: list[str],
+    rules: dict[str, Rule],
+    asker: LlmAsker,
+    too_slow: set[str],
+    outside: dict[str, list[str]],
 ) -> list[str]:
     """What the scan did not check, and why, for the flags page."""
     notes = list(waiting)
+    # One line a rule, however many contracts: the lawyer who looks for its flag on one of
+    # them learns the rule leaves it out by design, not that the scan missed it.
+    for key, refs in outside.items():
+        message = ngettext(
+            "%(rule)s not checked on %(count)d contract outside its languages or contract "
+            "types: %(refs)s",
+            "%(rule)s not checked on %(count)d contracts outside its languages or contract "
+            "types: %(refs)s",
+            len(refs),
+        )
+        notes.append(message % {"rule": key, "count": len(refs), "refs": ", ".join(refs[:20])})
     llm_rules = sorted(k for k, r in rules.items() if r.kind == "llm")
     if asker.unavailable and llm_rules:
         notes.append(
@@ -290,13 +324,16 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
         )
     by_key, views, asker = {r.key: r for r in rules}, _views(rules), LlmAsker()
     custom = playbook_custom_types(list(scan.playbook.clause_types))
+    presence = _presence(scan)
     raised, too_slow = 0, set()
+    outside: dict[str, list[str]] = {}  # rule key: the contracts out of its own scope
     for done, document in enumerate(documents, start=1):
         with workspace_scope(scan.workspace):
             began = time.perf_counter()
             articles = _articles(document)
             checked = time.perf_counter()
-            checked_rules = [view for view in views if view.key not in too_slow]
+            fast = [view for view in views if view.key not in too_slow]
+            checked_rules = _rules_for(document, fast, by_key, outside)
             outcome = check_contract(
                 checked_rules,
                 articles,
@@ -307,6 +344,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
                 custom=custom,
                 read_in_text=facts_in_text(document),
                 amendment=document.is_amendment,
+                presence=presence,
             )
             too_slow.update(outcome.too_slow)  # not tried again on the next contracts
             stored = time.perf_counter()
@@ -315,7 +353,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
                 timings.read += checked - began
                 timings.store += time.perf_counter() - stored
             Scan.objects.filter(pk=scan.pk).update(documents_done=done, flags_raised=raised)
-    notes = _notes(waiting, by_key, asker, too_slow)
+    notes = _notes(waiting, by_key, asker, too_slow, outside)
     with workspace_scope(scan.workspace):
         Scan.objects.filter(pk=scan.pk).update(
             status=ScanStatus.DONE,

@@ -37,6 +37,8 @@ def _rule_data(rule: Rule | RuleSpec) -> tuple[Any, ...]:
         rule.severity,
         rule.params,
         rule.explanation,
+        rule.applies_to,
+        rule.except_for,
     )
 
 
@@ -83,6 +85,8 @@ def playbook_import(
             severity=r.severity,
             params=r.params,
             explanation=r.explanation,
+            applies_to=r.applies_to,
+            except_for=r.except_for,
         )
         for r in spec.rules
     )
@@ -104,9 +108,10 @@ def _next_version(firm: Firm, key: str) -> int:
 def playbook_spec(playbook: Playbook) -> PlaybookSpec:
     """A stored version as a file holds it (export)."""
     rules = [
-        RuleSpec(r.key, r.title, r.clause_type, r.kind, r.severity, dict(r.params), r.explanation)
+        RuleSpec(r.key, r.title, r.clause_type, r.kind, r.severity, dict(r.params), r.explanation,
+                 applies_to=dict(r.applies_to or {}), except_for=dict(r.except_for or {}))
         for r in playbook.rules.order_by("pk")
-    ]
+    ]  # fmt: skip
     return PlaybookSpec(playbook.key, playbook.title, playbook.language, playbook.description,
                         rules, list(playbook.clause_types),
                         dict(playbook.applies_to or {}))  # fmt: skip

@@ -268,6 +268,9 @@ class ClauseClassifier(models.Model):
     version = models.CharField(max_length=32)
     # The hashed words' columns are 2**lexical_bits rows after the embedding's (0: none).
     lexical_bits = models.PositiveSmallIntegerField(default=0)
+    # Per type, the confidence an article needs for its contract to have the type (empty:
+    # the thresholds'; see documents.clause_types._presence).
+    presence_thresholds = models.JSONField(default=list, blank=True)
     report = models.JSONField(default=dict, blank=True)
     trained_at = models.DateTimeField(default=timezone.now)
 

@@ -23,7 +23,9 @@ A file::
 
 Keyword rules take ``terms`` and ``must`` (``appear`` or ``absent``); regex rules ``pattern``
 and ``must``; position rules ``preferred``, up to three ``fallbacks`` and ``unacceptable``;
-llm rules a ``question``.
+llm rules a ``question``. Any rule may check fewer contracts than its playbook: ``applies_to``
+and ``except_for`` take the playbook's ``languages`` and ``contract_types`` (see _scope), as in
+``except_for: {contract_types: [employment]}``.
 
 A playbook may add the firm's own clause types, learnt from reference examples (an article is
 of the type when its stored embedding is nearer the examples' mean than every type of the
@@ -53,8 +55,9 @@ from django.utils.translation import gettext
 
 from compliance.models import RuleKind, Severity
 from compliance.patterns import PatternRefused, pattern_compile
+from compliance.playbooks._scope import SCOPES, parse_applies_to, parse_rule_scopes
 from compliance.playbooks._scope import in_scope as in_scope
-from compliance.playbooks._scope import parse_applies_to
+from compliance.playbooks._scope import rule_in_scope as rule_in_scope
 from compliance.playbooks._types import parse_clause_types, unknown_fields
 from documents.clause_types import KEYS
 
@@ -70,7 +73,7 @@ MAX_REGEX_RULES = 100
 MAX_BYTES = 1_000_000
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 # Keys a rule may carry besides its kind's own parameters.
-COMMON = ("key", "title", "clause_type", "kind", "severity", "explanation")
+COMMON = ("key", "title", "clause_type", "kind", "severity", "explanation", *SCOPES)
 PARAMS: dict[str, tuple[str, ...]] = {
     RuleKind.REQUIRED: (),
     RuleKind.PROHIBITED: (),
@@ -91,6 +94,8 @@ class RuleSpec:
     severity: str
     params: dict[str, Any]
     explanation: str = ""
+    applies_to: dict[str, list[str]] = field(default_factory=dict)  # see _scope
+    except_for: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -111,6 +116,7 @@ class PlaybookSpec:
             if rule.clause_type:
                 entry["clause_type"] = rule.clause_type
             entry.update(kind=rule.kind, severity=rule.severity, **rule.params)
+            entry.update({name: getattr(rule, name) for name in SCOPES if getattr(rule, name)})
             if rule.explanation:
                 entry["explanation"] = rule.explanation
             rules.append(entry)
@@ -320,12 +326,13 @@ def _rule(
         problems.append((where, gettext("unknown fields: %(fields)s") % {"fields": unknown}))
     params = {name: raw[name] for name in PARAMS.get(str(kind), ()) if name in raw}
     problems += [(where, p) for p in _params_problems(str(kind), params)]
+    scopes, found_scopes = parse_rule_scopes(raw)
+    problems += [(where, problem) for problem in found_scopes]
     if problems:
         return None, problems
-    title = str(raw.get("title") or key)
-    return RuleSpec(
-        key, title, clause_type, str(kind), str(severity), params, str(raw.get("explanation") or "")
-    ), []
+    title, explanation = str(raw.get("title") or key), str(raw.get("explanation") or "")
+    kind, severity = str(kind), str(severity)
+    return RuleSpec(key, title, clause_type, kind, severity, params, explanation, **scopes), []
 
 
 def _strings(value: Any) -> bool:

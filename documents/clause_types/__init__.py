@@ -39,6 +39,7 @@ from documents.clause_types._taxonomy import (
 from documents.clause_types._training import (
     HELD_OUT,
     clause_classifier_train,
+    training_contracts,
     training_examples,
 )
 from documents.clause_types._windows import WHOLE_UP_TO, article_probabilities, windows
@@ -71,6 +72,7 @@ __all__ = [
     "shipped_classifier",
     "shipped_report",
     "split_by_group",
+    "training_contracts",
     "training_examples",
     "type_references",
     "windows",

@@ -37,6 +37,14 @@ class Classifier:
     bias: NDArray[np.float32]  # (types,)
     thresholds: NDArray[np.float32]  # (types,): tagged at or above
     lexical_bits: int = 0  # 0: the embedding only
+    # (types,): a contract has the type when an article reaches it (:mod:`._presence`);
+    # None: the tags' thresholds (a classifier trained without whole contracts).
+    presence: NDArray[np.float32] | None = None
+
+    def presence_thresholds(self) -> dict[str, float]:
+        """Per type, the confidence an article needs for the contract to have the type."""
+        chosen = self.thresholds if self.presence is None else self.presence
+        return {key: float(value) for key, value in zip(self.keys, chosen, strict=True)}
 
     @property
     def dimension(self) -> int:
@@ -98,7 +106,12 @@ class Classifier:
 
     @classmethod
     def from_stored(
-        cls, keys: Sequence[str], blob: bytes, thresholds: Sequence[float], lexical_bits: int = 0
+        cls,
+        keys: Sequence[str],
+        blob: bytes,
+        thresholds: Sequence[float],
+        lexical_bits: int = 0,
+        presence: Sequence[float] = (),
     ) -> Classifier:
         values = np.frombuffer(blob, dtype="<f4")
         count = len(keys)
@@ -111,6 +124,7 @@ class Classifier:
             bias=values[values.size - count :].astype(np.float32),
             thresholds=np.asarray(thresholds, dtype=np.float32),
             lexical_bits=lexical_bits,
+            presence=np.asarray(presence, dtype=np.float32) if len(presence) == count else None,
         )
 
 

@@ -5,7 +5,7 @@ contracts, scores on held-out contracts."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -124,14 +124,21 @@ def _f1(predicted: NDArray[np.bool_], truth: NDArray[np.bool_]) -> tuple[float, 
     return precision, recall, f1
 
 
+# Given the classifier fitted without the validation contracts, and those contracts (their
+# training groups): the presence thresholds read on them (see ``._presence``).
+Presence: TypeAlias = Callable[[Classifier, set[str]], NDArray[np.float32]]
+
+
 def train_classifier(
     vectors: NDArray[np.float32],
     examples: Sequence[Example],
     keys: Sequence[str],
     seed: int = 13,
     lexical_bits: int = LEXICAL_BITS,
+    presence: Presence | None = None,
 ) -> Classifier:
-    """Thresholds from a validation fifth of the training contracts, then weights from all."""
+    """Thresholds from a validation fifth of the training contracts (the tags', and with
+    ``presence`` the contracts'), then weights from all."""
     labels = label_matrix(examples, keys)
     matrix = features(vectors, [e.text for e in examples], lexical_bits)
     inner_train, validation = split_by_group(examples, 0.2, seed)
@@ -139,8 +146,12 @@ def train_classifier(
     logits = np.clip(np.asarray(matrix[validation] @ weights + bias), -30, 30)
     probabilities = 1.0 / (1.0 + np.exp(-logits))
     thresholds = best_thresholds(probabilities.astype(np.float32), labels[validation])
+    contracts = None
+    if presence is not None:
+        inner = Classifier(tuple(keys), weights, bias, thresholds, lexical_bits)
+        contracts = presence(inner, {examples[i].group for i in validation})
     weights, bias = fit(matrix, labels)
-    return Classifier(tuple(keys), weights, bias, thresholds, lexical_bits)
+    return Classifier(tuple(keys), weights, bias, thresholds, lexical_bits, contracts)
 
 
 def scores(

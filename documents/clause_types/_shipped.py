@@ -46,6 +46,7 @@ def shipped_classifier(embedding_model: str) -> Classifier | None:
             bias=stored["bias"].astype(np.float32),
             thresholds=stored["thresholds"].astype(np.float32),
             lexical_bits=int(stored["lexical_bits"]),
+            presence=stored["presence"].astype(np.float32) if "presence" in stored else None,
         )
 
 
@@ -64,14 +65,16 @@ def shipped_write(classifier: Classifier, embedding_model: str, report: dict[str
     """Write a classifier (weights in half precision) and its report into the package."""
     weights_path, report_path = shipped_paths(embedding_model)
     SHIPPED_DIR.mkdir(exist_ok=True)
-    np.savez_compressed(
-        weights_path,
-        keys=np.asarray(classifier.keys),
-        weights=classifier.weights.astype(np.float16),
-        bias=classifier.bias.astype(np.float32),
-        thresholds=classifier.thresholds.astype(np.float32),
-        lexical_bits=np.asarray(classifier.lexical_bits),
-    )
+    arrays: dict[str, Any] = {
+        "keys": np.asarray(classifier.keys),
+        "weights": classifier.weights.astype(np.float16),
+        "bias": classifier.bias.astype(np.float32),
+        "thresholds": classifier.thresholds.astype(np.float32),
+        "lexical_bits": np.asarray(classifier.lexical_bits),
+    }
+    if classifier.presence is not None:
+        arrays["presence"] = classifier.presence.astype(np.float32)
+    np.savez_compressed(weights_path, **arrays)
     report_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", "utf-8")
     shipped_classifier.cache_clear()
     return weights_path
@@ -85,4 +88,5 @@ def half_precision(classifier: Classifier) -> Classifier:
         bias=classifier.bias,
         thresholds=classifier.thresholds,
         lexical_bits=classifier.lexical_bits,
+        presence=classifier.presence,
     )

@@ -39,7 +39,11 @@ def classifier_for(*, embedding_model: str, workspace_id: int | None) -> Classif
     if key not in _LOADED:
         stored = ClauseClassifier.objects.get(pk=row[0])
         _LOADED[key] = Classifier.from_stored(
-            stored.keys, bytes(stored.weights), stored.thresholds, stored.lexical_bits
+            stored.keys,
+            bytes(stored.weights),
+            stored.thresholds,
+            stored.lexical_bits,
+            stored.presence_thresholds,
         )
     return _LOADED[key]
 
@@ -63,6 +67,9 @@ def clause_classifier_save(
             "thresholds": [float(t) for t in classifier.thresholds],
             "version": classifier.version,
             "lexical_bits": classifier.lexical_bits,
+            "presence_thresholds": []
+            if classifier.presence is None
+            else [round(float(t), 3) for t in classifier.presence],
             "report": report,
         },
     )

@@ -8,7 +8,9 @@ ACORD's nine families do (plus a few of our own), so a query and a clause can ag
 family even when the classifier hesitates between two of its types.
 
 Definitions are written by us; they are embedded as prototypes when training. ``cue`` is a
-regular expression over a clause's heading or first words ("Indemnification.") that marks it.
+regular expression over a clause's heading or first words ("Indemnification.") that marks it;
+it names the type itself, not the section it may sit in (a "Termination" or "Cession" heading
+may hold no termination for convenience, no assignment clause).
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ CLAUSE_TYPES: tuple[ClauseType, ...] = (
     _t("termination_for_convenience", "term", "Résiliation pour convenance",
        "Termination for convenience",
        "A party may terminate the agreement without cause, for convenience, on notice.",
-       r"termination|résiliation", "Termination for Convenience"),
+       r"for convenience|without cause|pour convenance|sans motif|résiliation unilatérale",
+       "Termination for Convenience"),
     _t("governing_law", "governing_law", "Droit applicable", "Governing law",
        "The agreement is governed by and construed under the laws of a named state or country.",
        r"governing law|applicable law|droit applicable|loi applicable", "Governing Law"),
@@ -131,7 +134,9 @@ CLAUSE_TYPES: tuple[ClauseType, ...] = (
        "Change of Control"),
     _t("anti_assignment", "assignment", "Incessibilité", "Anti-assignment",
        "A party may not assign or transfer the agreement without the consent of the "
-       "counterparty.", r"assignment|cession", "Anti-Assignment"),
+       "counterparty.",
+       r"assignment|incessibilit|cession (?:du|de ce) contrat|transfert du contrat",
+       "Anti-Assignment"),
     _t("revenue_profit_sharing", "commercial_terms", "Partage de revenus",
        "Revenue / profit sharing",
        "A party must share revenue, profits or royalties with the counterparty.",
@@ -152,7 +157,8 @@ CLAUSE_TYPES: tuple[ClauseType, ...] = (
     _t("ip_ownership_assignment", "ip_ownership_license", "Cession de propriété intellectuelle",
        "IP ownership assignment",
        "Intellectual property created by one party becomes the property of the counterparty.",
-       r"ownership|intellectual property|propriété intellectuelle", "IP Ownership Assignment"),
+       r"ownership|propriété intellectuelle|propriété des (?:résultats|livrables)",
+       "IP Ownership Assignment"),
     _t("joint_ip_ownership", "ip_ownership_license", "Copropriété intellectuelle",
        "Joint IP ownership", "Intellectual property jointly owned by the parties.",
        cuad="Joint IP Ownership"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,19 @@ from numpy.typing import NDArray
 
 from core.embeddings import get_encoder
 from documents.clause_types._classifier import Classifier
-from documents.clause_types._fit import Example, scores, split_by_group, train_classifier
+from documents.clause_types._fit import (
+    Example,
+    Presence,
+    scores,
+    split_by_group,
+    train_classifier,
+)
+from documents.clause_types._presence import (
+    ContractSample,
+    contract_scores,
+    presence_report,
+    presence_thresholds,
+)
 from documents.clause_types._shipped import half_precision, shipped_write
 from documents.clause_types._sources import (
     TrainingDataError,
@@ -40,6 +53,11 @@ def training_examples(*, data_dir: Path, labels: Path | None) -> list[Example]:
     )
 
 
+def training_contracts(*, data_dir: Path, labels: Path | None) -> Path | None:
+    """Where the training contracts' whole texts are (CUAD's), None for a firm's labels."""
+    return None if labels is not None else data_dir / "cuad" / "full_contract_txt"
+
+
 def _embeddings(texts: Sequence[str], progress: Callable[[str], None]) -> NDArray[np.float32]:
     """The texts' embeddings with the active model. Kept per text under the data directory:
     training again (other labels, another weight) only encodes the texts not seen before."""
@@ -63,33 +81,48 @@ def _embeddings(texts: Sequence[str], progress: Callable[[str], None]) -> NDArra
     return np.stack([known[k] for k in keys]).astype(np.float32)
 
 
-def clause_classifier_train(
-    *,
+def _presence_reader(
     examples: Sequence[Example],
-    firm_id: int | None,
-    save: bool = True,
-    progress: Callable[[str], None] = lambda _: None,
-    ship: dict[str, Any] | None = None,
-) -> tuple[Classifier, dict[str, Any]]:
-    """Train on the examples' training contracts, score on the held-out ones, store it (with
-    ``ship``, how it was made: into the package instead, in half precision, for the lab).
+    contracts_dir: Path,
+    progress: Callable[[str], None],
+    report: dict[str, Any],
+) -> Presence:
+    """How the presence thresholds are read on the validation contracts whose whole text
+    is in ``contracts_dir`` (``<group stem>.txt``); their scores go into ``report``."""
+    labels: dict[str, set[str]] = defaultdict(set)
+    for example in examples:
+        labels[example.group] |= example.labels
 
-    Raises :class:`TrainingDataError` before anything is stored when the examples cannot
-    train a classifier: the previous one is then kept as it was.
-    """
-    labelled = [e for e in examples if e.labels]
-    if len(examples) < MIN_EXAMPLES or not labelled:
-        raise TrainingDataError(
-            f"{len(examples)} examples, {len(labelled)} with a type: at least {MIN_EXAMPLES} "
-            "with some typed are needed."
-        )
-    vectors = _embeddings([e.text for e in examples], progress)
-    train, held_out = split_by_group(examples, HELD_OUT, seed=13)
-    progress(f"training on {len(train)} examples, scoring on {len(held_out)} held out")
-    classifier = train_classifier(vectors[train], [examples[i] for i in train], KEYS)
-    if ship:
-        classifier = half_precision(classifier)  # scored as the package will hold it
-    report: dict[str, Any] = {
+    def read(inner: Classifier, groups: set[str]) -> NDArray[np.float32]:
+        paths = {group: contracts_dir / f"{Path(group).stem}.txt" for group in sorted(groups)}
+        samples = [
+            ContractSample(path, frozenset(labels[group]))
+            for group, path in paths.items()
+            if path.is_file()
+        ]
+        progress(f"reading {len(samples)} validation contracts whole")
+        scores = contract_scores(inner, samples, lambda texts: _embeddings(texts, _quiet))
+        truth = np.asarray([[key in s.labels for key in inner.keys] for s in samples], dtype=bool)
+        chosen = presence_thresholds(scores, truth, inner.thresholds)
+        report.update(presence_report(inner.keys, scores, truth, inner.thresholds, chosen))
+        return chosen
+
+    return read
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def _report(
+    classifier: Classifier,
+    vectors: NDArray[np.float32],
+    examples: Sequence[Example],
+    split: tuple[list[int], list[int]],
+) -> dict[str, Any]:
+    """The training report: the split, the features, the held-out scores, the thresholds."""
+    train, held_out = split
+    return {
         "embedding_model": get_encoder().name,
         "examples": {"train": len(train), "held_out": len(held_out)},
         "held_out_split": f"by contract, {int(HELD_OUT * 100)}% of contracts",
@@ -103,6 +136,48 @@ def clause_classifier_train(
         },
         "version": classifier.version,
     }
+
+
+def clause_classifier_train(
+    *,
+    examples: Sequence[Example],
+    firm_id: int | None,
+    save: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+    ship: dict[str, Any] | None = None,
+    contracts_dir: Path | None = None,
+) -> tuple[Classifier, dict[str, Any]]:
+    """Train on the examples' training contracts, score on the held-out ones, store it (with
+    ``ship``, how it was made: into the package instead, in half precision, for the lab).
+    With ``contracts_dir`` (CUAD's texts), the presence thresholds are read on whole
+    validation contracts (:mod:`._presence`).
+
+    Raises :class:`TrainingDataError` before anything is stored when the examples cannot
+    train a classifier: the previous one is then kept as it was.
+    """
+    labelled = [e for e in examples if e.labels]
+    if len(examples) < MIN_EXAMPLES or not labelled:
+        raise TrainingDataError(
+            f"{len(examples)} examples, {len(labelled)} with a type: at least {MIN_EXAMPLES} "
+            "with some typed are needed."
+        )
+    vectors = _embeddings([e.text for e in examples], progress)
+    train, held_out = split_by_group(examples, HELD_OUT, seed=13)
+    progress(f"training on {len(train)} examples, scoring on {len(held_out)} held out")
+    presence: dict[str, Any] = {}
+    reader = (
+        None
+        if contracts_dir is None
+        else _presence_reader(examples, contracts_dir, progress, presence)
+    )
+    classifier = train_classifier(
+        vectors[train], [examples[i] for i in train], KEYS, presence=reader
+    )
+    if ship:
+        classifier = half_precision(classifier)  # scored as the package will hold it
+    report = _report(classifier, vectors, examples, (train, held_out))
+    if presence:
+        report["presence"] = presence
     if ship:
         shipped_write(classifier, get_encoder().name, {**report, **ship})
     elif save:

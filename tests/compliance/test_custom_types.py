@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from agents.tools import call_tool
-from compliance.checks import Article, RuleView, check_contract
+from compliance.articles import Article, RuleView
+from compliance.checks import check_contract
 from compliance.custom_types import custom_types, learnt_threshold
 from compliance.playbooks import PlaybookInvalid, parse_playbook
 from compliance.scanning import playbook_custom_types

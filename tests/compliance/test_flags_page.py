@@ -285,7 +285,7 @@ def test_a_rescan_keeps_the_lawyer_s_decision_and_the_note_is_shown_everywhere(s
 
 
 def test_the_clause_fingerprint_ignores_spacing_and_case_not_wording():
-    from compliance.checks import Article
+    from compliance.articles import Article
     from compliance.scanning import clause_fingerprint
 
     same = Article(1, "ARTICLE 4", "4", 1, "L'exclusivité  est TERRITORIALE.", frozenset(), None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.utils import translation
 
-from compliance.checks import RuleView, _quantity_words, _type_words
+from compliance.articles import RuleView
+from compliance.checks import _quantity_words, _type_words
 from documents.clause_types import clause_type_label
 
 

@@ -15,7 +15,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.utils import translation
 
-from compliance.checks import Article, RuleView, check_contract
+from compliance.articles import Article, RuleView
+from compliance.checks import check_contract
 from compliance.custom_types import custom_types
 from compliance.models import Playbook
 from compliance.patterns import PatternRefused, pattern_compile

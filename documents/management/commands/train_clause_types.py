@@ -12,7 +12,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents.clause_types import TrainingDataError, clause_classifier_train, training_examples
+from documents.clause_types import (
+    TrainingDataError,
+    clause_classifier_train,
+    training_contracts,
+    training_examples,
+)
 from documents.services import workspace_tag_clause_types
 from workspaces.models import Firm, Workspace
 
@@ -68,6 +73,9 @@ class Command(BaseCommand):
                 firm_id=firm.pk if firm else None,
                 save=not options["dry_run"],
                 progress=lambda message: print(message, file=sys.stderr, flush=True),
+                contracts_dir=training_contracts(
+                    data_dir=options["data_dir"], labels=options["labels"]
+                ),
             )
         except TrainingDataError as exc:
             raise CommandError(f"{exc} The previous classifier is kept.") from exc

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from compliance.checks import Article, RuleView, check_contract
+from compliance.articles import Article, RuleView
+from compliance.checks import check_contract
 from compliance.custom_types import CustomType
 from compliance.scanning import encode, playbook_custom_types
 from core.embeddings import embedding_model_name, get_encoder

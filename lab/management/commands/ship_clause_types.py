@@ -19,7 +19,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from documents.clause_types import TrainingDataError, clause_classifier_train, training_examples
+from documents.clause_types import (
+    TrainingDataError,
+    clause_classifier_train,
+    training_contracts,
+    training_examples,
+)
 
 
 class Command(BaseCommand):
@@ -58,6 +63,7 @@ class Command(BaseCommand):
                 save=False,
                 progress=lambda message: print(message, file=sys.stderr, flush=True),
                 ship=made,
+                contracts_dir=training_contracts(data_dir=options["data_dir"], labels=None),
             )
         except TrainingDataError as exc:
             raise CommandError(str(exc)) from exc

@@ -23,6 +23,13 @@ def test_the_brenalis_suite_finds_every_expected_flag(settings):
     assert missing == [] and report["found"] == report["expected"] == 7
     assert report["flags"] >= 7 and report["contracts_per_second"] > 0
     assert any("changement-de-controle-consequences" in note for note in report["not_checked"])
+    # French law governs the commercial lease c06 and the employment contract c17 whatever
+    # they say: the required governing-law rule leaves them out, and the notes say so.
+    others = {tuple(pair) for pair in report["other_flags"]}
+    assert ("c06", "droit-applicable-present") not in others
+    assert ("c17", "droit-applicable-present") not in others
+    [note] = [n for n in report["not_checked"] if n.startswith("droit-applicable-present")]
+    assert "c06" in note and "c17" in note
 
 
 def test_the_ana_fr_suite_scores_clause_types_and_validity():
