@@ -10,6 +10,7 @@ process) with the stored chunk embedding and with the clause's own text and firs
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,14 +20,9 @@ import numpy as np
 from django.utils.translation import gettext, pgettext_lazy
 
 from compliance.articles import Article, Finding, RuleView
+from compliance.custom_types import CustomType
 from compliance.models import RuleKind
-from compliance.patterns import (
-    Pattern,
-    PatternClock,
-    PatternRefused,
-    PatternTooSlow,
-    pattern_compile,
-)
+from compliance.patterns import PatternClock, PatternRefused, PatternTooSlow, pattern_compile
 from compliance.quantities import COMPARE, fold, quantities
 from documents.clause_types import CUES, clause_type_label, windows
 
@@ -34,8 +30,6 @@ EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
 POSITION_MATCH = 0.80
 UNACCEPTABLE_MATCH = 0.85
-# A cue reads the opening of an article only.
-CUE_CHARS = 200
 
 
 @dataclass
@@ -54,72 +48,6 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # why a rule was not checked
     too_slow: list[str] = field(default_factory=list)  # regex rules past their time, or refused
-
-
-@dataclass(frozen=True)
-class CustomType:
-    """A playbook's own clause type: the mean of its examples' embeddings, and a cue."""
-
-    key: str
-    centroid: Any  # normalised vector
-    threshold: float
-    cue: Pattern | None = None  # on RE2: linear in the 200 characters it reads
-
-    def matches(self, article: Article, clock: PatternClock | None = None) -> bool:
-        """Whether ``article`` is of the type; the cue's time is charged to ``clock`` when
-        given (:class:`PatternTooSlow` once it is spent)."""
-        if self.cue is not None:
-            # A heading without a word ("4", a paragraph's "¶ 3") says nothing: read the text.
-            titled = any(ch.isalpha() for ch in article.heading)
-            opening = (article.heading if titled else article.text)[:CUE_CHARS]
-            search = self.cue.search
-            if search(opening) if clock is None else clock.run(f"cue:{self.key}", search, opening):
-                return True
-        if article.embedding is None or len(article.embedding) != len(self.centroid):
-            return False
-        return float(np.dot(self.centroid, article.embedding)) >= self.threshold
-
-
-def custom_types(
-    entries: list[dict[str, Any]], encode: Callable[[list[str]], Any]
-) -> dict[str, CustomType]:
-    """The playbook's clause types, their examples encoded once (the articles' are stored)."""
-    found = {}
-    for entry in entries:
-        vectors = np.asarray(encode(list(entry["examples"])), dtype=np.float32)
-        centroid = vectors.mean(axis=0)
-        centroid /= float(np.linalg.norm(centroid)) or 1.0
-        cue = _cue(entry.get("cue"))
-        threshold = entry.get("threshold")
-        if threshold is None:
-            threshold = learnt_threshold(vectors)
-        found[entry["key"]] = CustomType(entry["key"], centroid, float(threshold), cue)
-    return found
-
-
-def _cue(raw: Any) -> Pattern | None:
-    if not raw:
-        return None
-    try:
-        return pattern_compile(str(raw), ignore_case=True)
-    except PatternRefused:
-        return None  # a cue stored before the bounds: the embedding decides alone
-
-
-def learnt_threshold(vectors: Any) -> float:
-    """How close an article must be to the examples' mean: as close as the least typical
-    example is to the mean of the others (leave one out), so the bar follows the embedding
-    model's own scale. One example: its similarity to itself is no measure; 0.5."""
-    count = len(vectors)
-    if count < 2:
-        return 0.5
-    total = vectors.sum(axis=0)
-    similarities = []
-    for vector in vectors:
-        others = (total - vector) / (count - 1)
-        others /= float(np.linalg.norm(others)) or 1.0
-        similarities.append(float(np.dot(others, vector)))
-    return min(similarities)
 
 
 def of_type(
@@ -154,10 +82,16 @@ def of_type(
 Encode = Callable[[list[str]], Any]
 
 
+def _word_in(term: str, text: str) -> bool:
+    """Whether ``term`` (words or a phrase) stands in ``text`` as words: "traite" (a bill of
+    exchange) is not in "traitement". An escaped literal: linear in the text."""
+    return re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text) is not None
+
+
 def _terms_found(rule: RuleView, article: Article) -> list[str]:
     if rule.kind == RuleKind.KEYWORD:
         text = fold(article.text)
-        return [t for t in rule.params["terms"] if fold(t) in text]
+        return [t for t in rule.params["terms"] if _word_in(fold(t), text)]
     try:
         pattern = pattern_compile(rule.params["pattern"])
     except PatternRefused:
@@ -209,11 +143,17 @@ def _type_words(rule: RuleView) -> str:
     return label[:1].lower() + label[1:] if label[1:2].islower() else label
 
 
-def _threshold(rule: RuleView, scope: list[Article]) -> list[Finding]:
+def _threshold(rule: RuleView, scope: list[Article], kind: CustomType | None) -> list[Finding]:
+    """Each article's quantities against the limit. An article of a firm's ``kind`` found by
+    closeness alone, its cue unmatched, that states no such quantity is left alone: the type
+    was a guess, and a clause without the quantity more likely is not of it ("check it by
+    hand" would be noise); one with a quantity is still checked."""
     quantity, op, limit = rule.params["quantity"], rule.params["op"], float(rule.params["value"])
     findings = []
     for article in scope:
         found = quantities(article.text, quantity)
+        if not found and kind is not None and not kind.cued(article):
+            continue  # the cue already ran on it in the scope, within the contract's time
         if not found:
             reason = gettext("No %(quantity)s could be read in the clause: check it by hand.")
             findings.append(
@@ -313,6 +253,7 @@ def _check_rule(
     encoders: tuple[Encode, Encode],
     ask: Callable[[RuleView, Article], Finding | None] | None,
     clock: PatternClock,
+    kind: CustomType | None = None,
 ) -> None:
     if rule.kind == RuleKind.REQUIRED and not scope:
         reason = gettext("No %(type)s clause was found.") % {"type": _type_words(rule)}
@@ -326,7 +267,7 @@ def _check_rule(
         except PatternTooSlow:
             outcome.too_slow.append(rule.key)
     elif rule.kind == RuleKind.THRESHOLD:
-        outcome.findings += _threshold(rule, scope)
+        outcome.findings += _threshold(rule, scope, kind)
     elif rule.kind == RuleKind.POSITION:
         outcome.findings += _position(rule, scope, *encoders)
     elif rule.kind == RuleKind.LLM:
@@ -376,7 +317,8 @@ def check_contract(
             if rule.kind == RuleKind.REQUIRED and (amendment or rule.clause_type in facts):
                 continue  # present: extraction quoted it, or the amended contract holds it
             encoders = (encode, encode_clauses or encode)
-            _check_rule(rule, scope, outcome, encoders, ask, clock)
+            kind = (custom or {}).get(rule.clause_type)
+            _check_rule(rule, scope, outcome, encoders, ask, clock, kind)
         if timings is not None:
             timings.classify += classified - began
             timings.rules += time.perf_counter() - classified

@@ -19,14 +19,15 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from compliance.articles import Article, Finding, RuleView
-from compliance.checks import Timings, check_contract, custom_types, excerpt
+from compliance.checks import Timings, check_contract, excerpt
+from compliance.custom_types import CustomType, custom_types, type_prototypes
 from compliance.facts import facts_in_text
 from compliance.models import Flag, FlagStatus, Rule, Scan, ScanStatus
 from compliance.playbooks import in_scope, rule_in_scope
 from compliance.quantities import fold
 from core.embeddings import embedding_model_name, get_encoder
 from core.llm import LlmUnavailable, chat_json
-from documents.clause_types import classifier_for
+from documents.clause_types import classifier_for, type_references
 from documents.models import Chunk, Document, DocumentStatus
 from workspaces.tenancy import workspace_scope
 
@@ -76,6 +77,26 @@ def encode(texts: list[str]) -> Any:
 def encode_clauses(texts: list[str]) -> Any:
     """Articles' texts as vectors, in one batch and not kept (a position rule reads them)."""
     return np.asarray(get_encoder().encode(texts), dtype=np.float32)
+
+
+@lru_cache(maxsize=4)
+def _taxonomy_prototypes(model: str) -> Any:  # the model: the cache key
+    # Each type in each language apart: a mean over both would sit between the languages, and
+    # a French clause would be nearer a firm's French examples for their language alone.
+    references = {
+        (key, language): texts
+        for language in ("en", "fr")
+        for key, texts in type_references(language).items()
+    }
+    return type_prototypes(references, encode_clauses)
+
+
+def playbook_custom_types(entries: list[dict[str, Any]]) -> dict[str, CustomType]:
+    """A playbook's own clause types, each told apart from the taxonomy's types (their texts
+    encoded once per process and model, in one batch)."""
+    if not entries:
+        return {}
+    return custom_types(entries, encode, _taxonomy_prototypes(embedding_model_name()))
 
 
 class LlmAsker:
@@ -302,7 +323,7 @@ def scan_run(*, scan: Scan, timings: Timings | None = None) -> Scan:
             status=ScanStatus.RUNNING, documents_total=len(documents)
         )
     by_key, views, asker = {r.key: r for r in rules}, _views(rules), LlmAsker()
-    custom = custom_types(list(scan.playbook.clause_types), encode)
+    custom = playbook_custom_types(list(scan.playbook.clause_types))
     presence = _presence(scan)
     raised, too_slow = 0, set()
     outside: dict[str, list[str]] = {}  # rule key: the contracts out of its own scope

@@ -28,15 +28,16 @@ and ``except_for`` take the playbook's ``languages`` and ``contract_types`` (see
 ``except_for: {contract_types: [employment]}``.
 
 A playbook may add the firm's own clause types, learnt from reference examples (an article is
-of the type when its stored embedding is close enough to the examples' mean, or its heading or
-opening words match ``cue``)::
+of the type when its stored embedding is nearer the examples' mean than every type of the
+shared taxonomy, or past ``threshold`` when the file sets one, or when its heading or opening
+words match ``cue``; see :mod:`compliance.custom_types`)::
 
     clause_types:
       - key: payment_terms            # lower case; not a key of the shared taxonomy
         label: Conditions de paiement
         examples: ["Les factures sont payables à 45 jours…", "…"]   # 1 to 20
         cue: "paiement|facturation"   # optional regular expression
-        threshold: 0.5                # optional cosine similarity, 0 to 1 (default 0.5)
+        threshold: 0.5                # optional cosine similarity, 0 to 1 (kept as the bar)
 """
 
 from __future__ import annotations

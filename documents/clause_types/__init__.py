@@ -18,7 +18,12 @@ from documents.clause_types._classifier import (
 )
 from documents.clause_types._fit import split_by_group
 from documents.clause_types._shipped import shipped_classifier, shipped_report
-from documents.clause_types._sources import TrainingDataError, cuad_examples, cuad_excerpts
+from documents.clause_types._sources import (
+    TrainingDataError,
+    cuad_examples,
+    cuad_excerpts,
+    type_references,
+)
 from documents.clause_types._store import classifier_for, clause_classifier_save
 from documents.clause_types._taxonomy import (
     BY_KEY,
@@ -69,5 +74,6 @@ __all__ = [
     "split_by_group",
     "training_contracts",
     "training_examples",
+    "type_references",
     "windows",
 ]

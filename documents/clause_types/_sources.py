@@ -68,6 +68,14 @@ class TrainingDataError(ValueError):
     """Training input that cannot be used, with what is wrong in it."""
 
 
+def type_references(language: str) -> dict[str, tuple[str, ...]]:
+    """Each type's texts written by us in ``language`` ("en": its label and definition; "fr":
+    its label and French clauses): a firm's own clause type is told apart from these."""
+    if language == "fr":
+        return {e.key: (e.fr, *FRENCH_EXAMPLES.get(e.key, ())) for e in CLAUSE_TYPES}
+    return {e.key: (e.en, e.definition) for e in CLAUSE_TYPES}
+
+
 def definition_examples() -> list[Example]:
     """Each type's labels, definition and French clauses, written by us: prototypes for every
     type in both languages, and French clauses of no type."""

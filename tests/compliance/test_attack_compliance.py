@@ -15,7 +15,8 @@ from openpyxl import load_workbook
 
 from compliance import scanning
 from compliance.articles import Article, RuleView
-from compliance.checks import check_contract, custom_types
+from compliance.checks import check_contract
+from compliance.custom_types import custom_types
 from compliance.export import xlsx_response
 from compliance.playbooks import PlaybookInvalid, parse_playbook
 

@@ -16,7 +16,8 @@ from django.core.management import call_command
 from django.utils import translation
 
 from compliance.articles import Article, RuleView
-from compliance.checks import check_contract, custom_types
+from compliance.checks import check_contract
+from compliance.custom_types import custom_types
 from compliance.models import Playbook
 from compliance.patterns import PatternRefused, pattern_compile
 from compliance.playbooks import PlaybookInvalid, parse_playbook

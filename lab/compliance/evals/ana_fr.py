@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from compliance.articles import Article, RuleView
-from compliance.checks import CustomType, check_contract, custom_types
-from compliance.scanning import encode
+from compliance.checks import check_contract
+from compliance.custom_types import CustomType
+from compliance.scanning import encode, playbook_custom_types
 from core.embeddings import embedding_model_name, get_encoder
 from documents.clause_types import article_probabilities, classifier_for, cue_text
 
@@ -149,7 +150,7 @@ def run(data_dir: Path) -> dict[str, Any]:
     started = time.perf_counter()
     clauses = _read(data_dir)
     predicted, vectors = _predicted_types([c["text"] for c in clauses])
-    custom = custom_types([PAYMENT_TYPE], encode)
+    custom = playbook_custom_types([PAYMENT_TYPE])
     inverse = {taxonomy: label for label, taxonomy in TYPES.items()} | {PAYMENT: "paiement"}
     rows = []
     for clause, guess, vector in zip(clauses, predicted, vectors, strict=True):
