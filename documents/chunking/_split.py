@@ -124,6 +124,23 @@ def given_sections(
     ]
 
 
+def _parts(
+    text: str,
+    sections: list[tuple[int, str, str]] | None,
+    paragraph_label: Callable[[int], str],
+) -> tuple[list[tuple[int, int, str, str, str]], list[int]]:
+    """The sections (start, end, kind, heading, ref): the given ones, else the detected
+    articles (or paragraphs); and the starts of the sub-headings an article may be cut at."""
+    candidates = candidate_headings(text)
+    top = [] if sections is not None else top_level(candidates, len(text))
+    if sections is None:
+        top = with_paragraphs(text, top, paragraph_label)
+    top_starts = {heading.line_start for heading in top}
+    heading_cuts = sorted({h.line_start for h in candidates} - top_starts)
+    parts = _sections(text, top) if sections is None else given_sections(text, sections)
+    return parts, heading_cuts
+
+
 def split_into_chunks(
     text: str,
     page_starts: list[int],
@@ -147,14 +164,8 @@ def split_into_chunks(
         raise ValueError("need max_chars > 0 and 0 <= overlap_chars < max_chars")
     if not text.strip():
         return []
-    candidates = candidate_headings(text)
-    top = [] if sections is not None else top_level(candidates, len(text))
-    if sections is None:
-        top = with_paragraphs(text, top, paragraph_label)
-    top_starts = {heading.line_start for heading in top}
-    heading_cuts = sorted({h.line_start for h in candidates} - top_starts)
+    parts, heading_cuts = _parts(text, sections, paragraph_label)
     heading_cut_set = set(heading_cuts)
-    parts = _sections(text, top) if sections is None else given_sections(text, sections)
     budget = max_chars - overlap_chars
     drafts: list[ChunkDraft] = []
     for raw_start, raw_end, kind, heading, ref in parts:
