@@ -8,8 +8,9 @@ articles in windows) by the classifier fitted without them. Per type, the thresh
 above the tag's with the best F-beta there, beta 0.5: a false flag costs a lawyer more than a
 missed clause, and precision weighs twice recall. (Taking the lowest threshold whose
 precision reaches 0.8 gave, on those contracts, macro precision 0.686 and F1 0.621; F0.5,
-0.722 and 0.623.) A type none of those contracts has is rare: its bar is the lowest that
-flags none of them.
+0.722 and 0.623.) A type fewer than ``MIN_POSITIVES`` of those contracts have is too rare
+there to measure a precision: its bar is the lowest that flags none of the contracts without
+it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from documents.clause_types._windows import article_probabilities
 
 PRESENCE_BETA = 0.5
 PRESENCE_GRID = (*(round(0.05 * step, 2) for step in range(1, 20)), 0.97, 0.99)
+MIN_POSITIVES = 3
 
 Encode = Callable[[list[str]], NDArray[np.float32]]
 
@@ -69,8 +71,9 @@ def presence_thresholds(
         truth = labels[:, column]
         floor = float(tag_thresholds[column])
         grid = [floor, *(t for t in PRESENCE_GRID if t > floor)]
-        if not truth.any():
-            best = scores[:, column].max(initial=0.0)  # compared as stored, in float32
+        if truth.sum() < MIN_POSITIVES:
+            # Compared as stored, in float32.
+            best = scores[~truth, column].max(initial=0.0)
             chosen[column] = next((t for t in grid if np.float32(t) > best), grid[-1])
             continue
         rows = [_rates(scores[:, column] >= t, truth) for t in grid]

@@ -59,11 +59,11 @@ def test_the_bar_is_the_best_f_half_at_or_above_the_tag_threshold():
     )
 
 
-def test_a_type_no_validation_contract_has_needs_more_than_any_of_them_reached():
+def test_a_type_too_rare_there_needs_more_than_any_contract_without_it_reached():
     scores = np.asarray([[0.9, 0.5], [0.2, 0.1], [0.62, 0.7]], dtype=np.float32)
     truth = np.asarray([[1, 0], [0, 0], [0, 0]], dtype=bool)
     chosen = presence_thresholds(scores, truth, np.asarray([0.35, 0.35], dtype=np.float32))
-    # One contract has the first type: the bar keeps it and leaves the 0.62 out.
+    # One contract has the first type: the bar is above the 0.62 of one without it.
     assert chosen[0] == pytest.approx(0.65)
     # None has the second: its bar is above the best any of them reached (0.7).
     assert chosen[1] == pytest.approx(0.75)
