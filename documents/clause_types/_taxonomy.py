@@ -135,7 +135,7 @@ CLAUSE_TYPES: tuple[ClauseType, ...] = (
     _t("anti_assignment", "assignment", "Incessibilité", "Anti-assignment",
        "A party may not assign or transfer the agreement without the consent of the "
        "counterparty.",
-       r"assignment|incessibilit|cession (?:du|de ce) contrat|transfert du contrat",
+       r"assignment|incessibilit|\bcession\s*$|cession (?:du|de ce) contrat|transfert du contrat",
        "Anti-Assignment"),
     _t("revenue_profit_sharing", "commercial_terms", "Partage de revenus",
        "Revenue / profit sharing",

@@ -125,3 +125,23 @@ def test_the_bar_is_kept_in_the_package_and_in_the_database(tmp_path: Path, monk
         "exclusivity": pytest.approx(0.3),
         "governing_law": pytest.approx(0.5),
     }
+
+
+@pytest.mark.parametrize(
+    ("heading", "key", "named"),
+    [
+        ("ARTICLE 5 — CESSION", "anti_assignment", True),
+        ("12. Assignment", "anti_assignment", True),
+        ("ARTICLE 1 — PARTS CÉDÉES", "anti_assignment", False),
+        ("CESSION DE PARTS SOCIALES", "anti_assignment", False),
+        ("ARTICLE 8 — RÉSILIATION DE PLEIN DROIT", "termination_for_convenience", False),
+        ("14. Termination", "termination_for_convenience", False),
+        ("14.2 Termination for Convenience", "termination_for_convenience", True),
+        ("Intellectual Property", "ip_ownership_assignment", False),
+        ("Ownership of Work Product", "ip_ownership_assignment", True),
+    ],
+)
+def test_a_heading_cue_names_the_type_not_the_section_it_sits_in(heading, key, named):
+    from documents.clause_types import CUES
+
+    assert bool(CUES[key].search(heading)) is named
