@@ -35,7 +35,7 @@ def parse_applies_to(
         where = f"{name}.{field}"
         if allowed is None:
             problems.append((where, gettext("unknown field (languages, contract_types)")))
-        elif not isinstance(values, list) or not values or len(values) > len(allowed):
+        elif not isinstance(values, list) or not values:
             problems.append((where, gettext("a non-empty list")))
         elif wrong := sorted({str(v) for v in values} - set(allowed)):
             message = gettext("%(values)s: not one of %(allowed)s")

@@ -62,6 +62,8 @@ def test_a_rules_scopes_are_read_and_written_back():
         ("    except_for: {contract_types: []}\n", "except_for.contract_types: a non-empty"),
         ("    except_for: {contract_types: [spaceship]}\n", "except_for.contract_types: spaceship"),
         ("    applies_to: {languages: [de]}\n", "applies_to.languages: de"),
+        # More values than there are languages: the unknown one is named, not the length.
+        ("    applies_to: {languages: [fr, en, de]}\n", "applies_to.languages: de: not one of"),
         ("    except_for: {parties: [x]}\n", "except_for.parties: unknown field"),
         ("    except_for_types: [employment]\n", "unknown fields: except_for_types"),
     ],
