@@ -27,6 +27,12 @@ def _read_in_text(record: dict[str, Any]) -> bool:
     return record.get("source") == provenance.TEXT and record.get("value") not in (None, "")
 
 
+def _start(record: dict[str, Any]) -> int:
+    """Where the record's quote starts (-1: not stored, as in records kept before quotes)."""
+    start = record.get("start")
+    return start if isinstance(start, int) else -1
+
+
 def _starts(document: Document) -> dict[str, int]:
     """Clause type -> where its fact is quoted (-1: read in the text, place not stored)."""
     records = document.provenance or {}
@@ -35,22 +41,23 @@ def _starts(document: Document) -> dict[str, int]:
         return records.get(name) or provenance.record_from_columns(document, name)
 
     starts = {
-        clause_type: int(record(field).get("start", -1))
+        clause_type: _start(record(field))
         for field, clause_type in FACT_TYPES.items()
         if _read_in_text(record(field))
     }
     # Renewal was read from the text before its provenance was kept, too.
     renewal = records.get("renewal") or {"value": document.renewal, "source": provenance.TEXT}
-    if _read_in_text(renewal) and (renewal.get("value") or {}).get("automatic"):
-        starts["renewal_term"] = int(renewal.get("start", -1))
-        if renewal["value"].get("notice_days"):
+    terms = renewal.get("value")
+    if _read_in_text(renewal) and isinstance(terms, dict) and terms.get("automatic"):
+        starts["renewal_term"] = _start(renewal)
+        if terms.get("notice_days"):
             starts["notice_period_to_terminate_renewal"] = starts["renewal_term"]
     parties = [party for party in records.get("parties") or [] if _read_in_text(party)]
     if parties:
-        starts["parties"] = int(parties[0].get("start", -1))
+        starts["parties"] = _start(parties[0])
     kind = records.get("contract_type") or {}
     if _read_in_text(kind) and kind.get("rule") == "title":
-        starts["document_name"] = int(kind.get("start", -1))
+        starts["document_name"] = _start(kind)
     return starts
 
 

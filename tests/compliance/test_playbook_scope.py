@@ -144,6 +144,25 @@ def test_the_article_quoting_the_law_is_read_by_the_law_rules_even_untagged(
 
 
 @pytest.mark.django_db
+def test_facts_read_before_quotes_were_kept_still_count_without_an_article(
+    room: Room, tmp_path: Path
+):
+    from compliance.facts import facts_in_text
+
+    _ingest(tmp_path, ("services.txt", ENGLISH))
+    with workspace_scope(room.workspace):
+        document = Document.objects.get()
+        document.provenance = {"renewal": {"value": "yes", "source": "text"}}
+        document.governing_law, document.governing_law_source = "droit anglais", "text"
+        facts = facts_in_text(document)
+        document.renewal, document.provenance = {"automatic": True}, {}
+        legacy = facts_in_text(document)
+    # A malformed renewal record is no renewal; the law's column says "text": no place known.
+    assert facts["governing_law"] is None and "renewal_term" not in facts
+    assert legacy["renewal_term"] is None and "notice_period_to_terminate_renewal" not in legacy
+
+
+@pytest.mark.django_db
 def test_the_owner_chooses_the_playbooks_on_the_flags_page(room: Room):
     from compliance.models import WorkspacePlaybook
     from tests.helpers.rooms import login
