@@ -1,6 +1,7 @@
 """train_clause_types [--data-dir DIR] [--labels FILE.csv] [--firm NAME] [--retag] [--dry-run]:
 train the clause-type classifier for the active embedding model and print its held-out scores
-as JSON (per type precision / recall / F1, micro and macro averages, the chosen thresholds)."""
+as JSON (per type precision / recall / F1, micro and macro averages, the chosen thresholds;
+on CUAD, the contract-level presence thresholds read on whole validation contracts)."""
 
 from __future__ import annotations
 
