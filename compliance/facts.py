@@ -36,14 +36,12 @@ def _start(record: dict[str, Any]) -> int:
 def _starts(document: Document) -> dict[str, int]:
     """Clause type -> where its fact is quoted (-1: read in the text, place not stored)."""
     records = document.provenance or {}
-
-    def record(name: str) -> dict[str, Any]:
-        return records.get(name) or provenance.record_from_columns(document, name)
-
-    starts = {
-        clause_type: _start(record(field))
+    read = {
+        clause_type: records.get(field) or provenance.record_from_columns(document, field)
         for field, clause_type in FACT_TYPES.items()
-        if _read_in_text(record(field))
+    }
+    starts = {
+        clause_type: _start(record) for clause_type, record in read.items() if _read_in_text(record)
     }
     # Renewal was read from the text before its provenance was kept, too.
     renewal = records.get("renewal") or {"value": document.renewal, "source": provenance.TEXT}

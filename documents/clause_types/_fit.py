@@ -111,12 +111,13 @@ def best_thresholds(
         truth = labels[:, column] > 0
         if not truth.any():
             continue
-        scores = [_f1(probabilities[:, column] >= t, truth)[2] for t in THRESHOLD_GRID]
+        scores = [rates(probabilities[:, column] >= t, truth)[2] for t in THRESHOLD_GRID]
         thresholds[column] = THRESHOLD_GRID[int(np.argmax(scores))]
     return thresholds
 
 
-def _f1(predicted: NDArray[np.bool_], truth: NDArray[np.bool_]) -> tuple[float, float, float]:
+def rates(predicted: NDArray[np.bool_], truth: NDArray[np.bool_]) -> tuple[float, float, float]:
+    """Precision, recall and F1 of ``predicted`` against ``truth`` (0.0 where undefined)."""
     hits = float((predicted & truth).sum())
     precision = hits / predicted.sum() if predicted.any() else 0.0
     recall = hits / truth.sum() if truth.any() else 0.0
@@ -164,14 +165,14 @@ def scores(
     predicted = classifier.probabilities(vectors, texts) >= classifier.thresholds
     per_type: dict[str, dict[str, float]] = {}
     for column, key in enumerate(classifier.keys):
-        precision, recall, f1 = _f1(predicted[:, column], labels[:, column])
+        precision, recall, f1 = rates(predicted[:, column], labels[:, column])
         per_type[key] = {
             "precision": round(precision, 3),
             "recall": round(recall, 3),
             "f1": round(f1, 3),
             "support": int(labels[:, column].sum()),
         }
-    micro = _f1(predicted.ravel(), labels.ravel())
+    micro = rates(predicted.ravel(), labels.ravel())
     supported = [row for row in per_type.values() if row["support"]]
     return {
         "per_type": per_type,

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from documents.chunking import split_into_chunks
 from documents.clause_types._classifier import Classifier
+from documents.clause_types._fit import rates
 from documents.clause_types._taxonomy import CUES
 from documents.clause_types._windows import article_probabilities
 
@@ -76,7 +77,7 @@ def presence_thresholds(
             best = scores[~truth, column].max(initial=0.0)
             chosen[column] = next((t for t in grid if np.float32(t) > best), grid[-1])
             continue
-        rows = [_rates(scores[:, column] >= t, truth) for t in grid]
+        rows = [rates(scores[:, column] >= t, truth) for t in grid]
         chosen[column] = grid[int(np.argmax([_f_beta(p, r) for p, r, _ in rows]))]
     return chosen
 
@@ -85,14 +86,6 @@ def _f_beta(precision: float, recall: float) -> float:
     weight = PRESENCE_BETA * PRESENCE_BETA
     total = weight * precision + recall
     return (1 + weight) * precision * recall / total if total else 0.0
-
-
-def _rates(predicted: NDArray[np.bool_], truth: NDArray[np.bool_]) -> tuple[float, float, float]:
-    hits = float((predicted & truth).sum())
-    precision = hits / predicted.sum() if predicted.any() else 0.0
-    recall = hits / truth.sum() if truth.any() else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
 
 
 def presence_report(
@@ -107,8 +100,8 @@ def presence_report(
     per_type = {}
     for column, key in enumerate(keys):
         truth = labels[:, column]
-        before = _rates(scores[:, column] >= tag_thresholds[column], truth)
-        after = _rates(scores[:, column] >= chosen[column], truth)
+        before = rates(scores[:, column] >= tag_thresholds[column], truth)
+        after = rates(scores[:, column] >= chosen[column], truth)
         per_type[key] = {
             "contracts_with_it": int(truth.sum()),
             "threshold": round(float(chosen[column]), 2),
