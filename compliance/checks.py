@@ -24,7 +24,7 @@ from compliance.custom_types import CustomType
 from compliance.models import RuleKind
 from compliance.patterns import PatternClock, PatternRefused, PatternTooSlow, pattern_compile
 from compliance.quantities import COMPARE, fold, quantities
-from documents.clause_types import CUES, clause_type_label, windows
+from documents.clause_types import clause_type_label, heading_names, windows
 
 EXCERPT_CHARS = 400
 # A stored embedding at least this close to a wording matches it (cosine, normalised vectors).
@@ -62,19 +62,18 @@ def of_type(
     bar; none given: every tagged one), or whose heading names the type."""
     if custom and clause_type in custom:
         return [a for a in articles if custom[clause_type].matches(a, clock)]
-    cue = CUES.get(clause_type)
-
-    def named(article: Article) -> bool:
-        return bool(cue is not None and article.heading and cue.search(article.heading))
-
     if any(a.types for a in articles):
         bar = (presence or {}).get(clause_type, 0.0)
         return [
             a
             for a in articles
-            if clause_type in a.types and (a.confidences.get(clause_type, 1.0) >= bar or named(a))
+            if clause_type in a.types
+            and (
+                a.confidences.get(clause_type, 1.0) >= bar or heading_names(clause_type, a.heading)
+            )
         ]
-    return [a for a in articles if named(a)]  # an untagged workspace: headings only
+    # An untagged workspace: headings only.
+    return [a for a in articles if heading_names(clause_type, a.heading)]
 
 
 # --- The checks --------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from documents.clause_types._taxonomy import (
     clause_type_label,
     clause_type_tags,
     family_label,
+    heading_names,
 )
 from documents.clause_types._training import (
     HELD_OUT,
@@ -69,6 +70,7 @@ __all__ = [
     "family_label",
     "family_of",
     "family_prior",
+    "heading_names",
     "shipped_classifier",
     "shipped_report",
     "split_by_group",

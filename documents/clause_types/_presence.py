@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from documents.chunking import split_into_chunks
 from documents.clause_types._classifier import Classifier
 from documents.clause_types._fit import rates
-from documents.clause_types._taxonomy import CUES
+from documents.clause_types._taxonomy import heading_names
 from documents.clause_types._windows import article_probabilities
 
 PRESENCE_BETA = 0.5
@@ -55,11 +55,10 @@ def contract_scores(
             continue
         texts = [draft.text for draft in drafts]
         probabilities = article_probabilities(classifier, texts, encode(texts), encode)
-        for column, key in enumerate(classifier.keys):
-            cue = CUES.get(key)
-            if cue is not None and any(d.heading and cue.search(d.heading) for d in drafts):
-                probabilities[:, column] = 1.0
         scores[row] = probabilities.max(axis=0)
+        for column, key in enumerate(classifier.keys):
+            if any(heading_names(key, draft.heading) for draft in drafts):
+                scores[row, column] = 1.0
     return scores
 
 

@@ -231,6 +231,14 @@ CUES: dict[str, re.Pattern[str]] = {
 }
 
 
+def heading_names(key: str, heading: str) -> bool:
+    """Whether an article's heading names the clause type (its cue): such an article is of
+    the type whatever the classifier reads (a contract's clause of the type, in compliance
+    and in choosing the presence thresholds)."""
+    cue = CUES.get(key)
+    return bool(cue is not None and heading and cue.search(heading))
+
+
 def _french() -> bool:
     return (get_language() or "fr").startswith("fr")
 
