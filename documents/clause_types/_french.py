@@ -27,6 +27,8 @@ FRENCH_EXAMPLES: dict[str, tuple[str, ...]] = {
         "Le présent contrat est conclu pour une durée de trois ans à compter de sa date d'entrée "
         "en vigueur.",
         "Le contrat prendra fin le 31 décembre 2024, sans autre formalité.",
+        "La mission est conclue pour une période de douze mois à compter de son démarrage et "
+        "prend fin à l'échéance de ce terme.",
     ),
     "renewal_term": (
         "À son terme, le contrat se renouvelle par tacite reconduction pour des périodes "
@@ -41,6 +43,11 @@ FRENCH_EXAMPLES: dict[str, tuple[str, ...]] = {
         "justifier d'un motif, moyennant un préavis de deux mois.",
         "Le Client peut mettre fin au contrat à sa convenance, sans indemnité, en respectant un "
         "préavis de trente jours.",
+        "Le présent contrat peut être résilié par l'une ou l'autre des parties, sans motif, par "
+        "lettre recommandée avec accusé de réception, sous réserve d'un préavis de trois mois.",
+        "Le Client peut résilier de manière anticipée, pour convenance, tout ou partie des "
+        "commandes en cours, en notifiant sa décision au Prestataire quarante-cinq jours à "
+        "l'avance.",
     ),
     "governing_law": (
         "Le présent contrat est soumis au droit français.",
@@ -53,6 +60,11 @@ FRENCH_EXAMPLES: dict[str, tuple[str, ...]] = {
     "non_compete": (
         "Pendant la durée du contrat et un an après sa fin, le Cédant s'interdit d'exercer, "
         "directement ou indirectement, une activité concurrente sur le territoire français.",
+        "Le Sous-traitant s'engage à ne pas proposer ses services directement au client final du "
+        "Donneur d'ordre, ni à lui faire d'offre concurrente, pendant la mission et six mois "
+        "après.",
+        "Le Vendeur s'interdit, pendant cinq ans, de créer, d'acquérir ou d'exploiter un fonds "
+        "de commerce similaire dans un rayon de dix kilomètres.",
     ),
     "exclusivity": (
         "Le Fournisseur concède au Distributeur l'exclusivité de la distribution des produits "
@@ -67,11 +79,21 @@ FRENCH_EXAMPLES: dict[str, tuple[str, ...]] = {
     "no_solicit_of_customers": (
         "Le Prestataire s'interdit de démarcher ou de solliciter directement les clients que le "
         "Donneur d'ordre lui a présentés, pendant le contrat et un an après.",
+        "Le Consultant s'interdit de traiter directement avec les clients auprès desquels il a "
+        "été placé par la Société, pendant la durée de la mission et douze mois après.",
     ),
     "no_solicit_of_employees": (
         "Chaque partie s'interdit de solliciter, d'embaucher ou de faire travailler, directement "
         "ou par personne interposée, un salarié de l'autre partie pendant la durée du contrat "
         "et douze mois après sa fin.",
+        "Le Client s'interdit de débaucher ou de tenter de débaucher les collaborateurs du "
+        "Prestataire affectés aux prestations, pendant le contrat et dans l'année qui suit sa fin.",
+        "Clause de non-sollicitation du personnel : aucune des parties n'engagera un salarié de "
+        "l'autre partie sans son accord écrit ; à défaut, elle versera une indemnité forfaitaire "
+        "égale à douze mois du dernier salaire brut de ce salarié.",
+        "Le Donneur d'ordre renonce à recruter, directement ou par l'intermédiaire d'une société "
+        "tierce, tout consultant mis à sa disposition par le Fournisseur, pour une durée de "
+        "dix-huit mois.",
     ),
     "non_disparagement": (
         "Les parties s'interdisent tout propos dénigrant à l'égard de l'autre partie, de ses "
@@ -124,6 +146,9 @@ FRENCH_EXAMPLES: dict[str, tuple[str, ...]] = {
         "Le Prestataire cède au Client, au fur et à mesure de leur réalisation, l'ensemble des "
         "droits de propriété intellectuelle sur les livrables, pour toute la durée des droits "
         "et pour le monde entier.",
+        "Les développements spécifiques réalisés par le Prestataire deviennent la propriété "
+        "exclusive du Client dès leur paiement intégral ; le Prestataire lui cède tous droits "
+        "patrimoniaux d'auteur sur ceux-ci.",
     ),
     "joint_ip_ownership": (
         "Les résultats obtenus en commun sont la copropriété des parties, à parts égales.",
@@ -161,6 +186,8 @@ FRENCH_EXAMPLES: dict[str, tuple[str, ...]] = {
     "cap_on_liability": (
         "La responsabilité totale du Prestataire au titre du contrat est limitée au montant des "
         "sommes perçues au cours des douze derniers mois.",
+        "Toutes causes confondues, l'indemnisation due par le Fournisseur ne pourra excéder le "
+        "prix hors taxes de la commande concernée.",
     ),
     "exclusion_of_damages": (
         "En aucun cas le Prestataire ne répond des dommages indirects, tels que la perte de "
@@ -204,4 +231,10 @@ FRENCH_OTHERS: tuple[str, ...] = (
     "Aucune des parties ne sera responsable d'un manquement causé par un cas de force majeure.",
     "Le Preneur paie un dépôt de garantie égal à trois mois de loyer.",
     "Le Preneur exerce dans les locaux l'activité de commerce de détail de vêtements.",
+    "Tout litige relatif au présent contrat est soumis à la compétence exclusive des "
+    "tribunaux de Paris.",
+    "Le Prestataire peut résilier le contrat si le Client ne règle pas une facture à son "
+    "échéance, quinze jours après une mise en demeure restée sans effet.",
+    "Le Prestataire affecte aux prestations des collaborateurs qualifiés, placés sous son "
+    "autorité hiérarchique exclusive.",
 )
